@@ -1,0 +1,45 @@
+# livesquash: a live CD whose root filesystem driver (squashfs 4.0) is our own.
+# `make help` lists every target and variable. Everything generated goes to build/.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+TOP := $(abspath .)
+BUILD ?= $(TOP)/build
+
+## Variables (override on the command line, e.g. `make run ROOTFS=debian`):
+ROOTFS ?= busybox## root tree packed into the live image: busybox (small) or debian (bookworm, systemd)
+COMP ?= xz## mksquashfs compressor for the root image: gzip xz lzo lz4 zstd
+BLOCK_SIZE ?= 128K## mksquashfs block size for the root image (4K ... 1M)
+CDLABEL ?= LIVESQUASH## ISO volume label, asked for by root=live:CDLABEL=... on the kernel command line
+FIRMWARE ?= bios## what `make run` boots with: bios (SeaBIOS) or uefi (OVMF)
+ACCEL ?= auto## QEMU accelerator: auto (probe KVM once, cache, else TCG), kvm or tcg
+MEM ?= 1024## guest memory in MiB
+JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))## parallel jobs of the kernel build
+
+export ROOTFS COMP BLOCK_SIZE CDLABEL FIRMWARE ACCEL MEM BUILD TOP
+
+include kernel-config/kernel.mk
+include iso/iso.mk
+include boot-tests/tests.mk
+
+.PHONY: help deps clean distclean
+help: ## this list of targets and variables
+	@echo "livesquash: make TARGET [VARIABLE=value ...]"
+	@echo
+	@echo "Targets:"
+	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
+		sed -E 's/^([^:]+):.*## (.*)/  \1|\2/' | column -t -s '|'
+	@echo
+	@echo "Variables (current value):"
+	@grep -hE '^[A-Z_]+ \?= .*## ' $(MAKEFILE_LIST) | \
+		sed -E 's/^([A-Z_]+) \?= (.*)## (.*)/\1|\3/' | \
+		while IFS='|' read -r v d; do printf '  %-11s %-18s %s\n' "$$v" "$${!v}" "$$d"; done
+
+deps: ## install the Debian packages the build and the tests need (apt-get)
+	@bash $(TOP)/iso/deps.sh
+
+clean: ## remove generated images and ISOs, keep the kernel tree and its objects
+	rm -rf $(BUILD)/iso $(BUILD)/rootfs $(BUILD)/initramfs* $(BUILD)/*.iso $(BUILD)/tests
+
+distclean: ## remove all of build/ (kernel tree, objects, caches)
+	rm -rf $(BUILD)

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * livesquash: directories (readdir and lookup).
+ *
+ * A directory position is "." (0), ".." (1), or 3 + the byte offset of an
+ * entry in the listing, so a reader can stop and resume anywhere. Both
+ * readdir and lookup start from the directory index, when there is one, to
+ * skip the listing blocks before the one they need.
+ */
+#include <linux/slab.h>
+#include "internal.h"
+
+struct sqfs_dir_iter {
+	struct sqfs_mcur cur;
+	u32 pos;		/* listing offset of the next byte */
+	u32 len;		/* listing length */
+	u32 left;		/* entries left in the current run */
+	u32 start;		/* inode table block of the current run */
+	u32 base;		/* inode number base of the current run */
+};
+
+struct sqfs_dirent {
+	u32 pos;		/* listing offset of this entry */
+	u32 ino;
+	u64 ref;
+	unsigned int type;
+	unsigned int len;
+	char name[SQFS_NAME_MAX + 1];
+};
+
+/* compare as the writer sorted: by bytes, a prefix first */
+static int sqfs_namecmp(const char *a, unsigned int alen,
+			const unsigned char *b, unsigned int blen)
+{
+	int c = memcmp(a, b, min(alen, blen));
+
+	if (c)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+/* place @it at listing offset @pos, which must start a run */
+static void sqfs_dir_iter_at(struct inode *dir, struct sqfs_dir_iter *it,
+			     u32 pos, u32 block)
+{
+	struct sqfs_sb *sbi = SQFS_SB(dir->i_sb);
+	struct sqfs_inode *si = SQFS_I(dir);
+
+	it->cur.blk = sbi->dir_table + block;
+	it->cur.off = (si->dir_off + pos) % SQFS_META_SIZE;
+	it->cur.end = sbi->dir_end;
+	it->pos = pos;
+	it->len = dir->i_size - 3;
+	it->left = 0;
+}
+
+/*
+ * Start at the last indexed run at or before the listing offset @pos, or,
+ * with @name, at the last whose first name sorts before or equal to @name.
+ */
+static int sqfs_dir_seek(struct inode *dir, struct sqfs_dir_iter *it,
+			 u32 pos, const struct qstr *name)
+{
+	struct sqfs_inode *si = SQFS_I(dir);
+	struct sqfs_mcur c = si->list;
+	u32 best_pos = 0, best_blk = si->start;
+	char buf[SQFS_NAME_MAX];
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < si->idx_count; i++) {
+		struct sqfs_dir_index ix;
+		u32 ipos, iblk, ilen;
+
+		err = sqfs_meta_read(dir->i_sb, &c, &ix, sizeof(ix));
+		if (err)
+			return err;
+		ipos = le32_to_cpu(ix.index);
+		iblk = le32_to_cpu(ix.start);
+		ilen = le32_to_cpu(ix.name_len) + 1;
+		if (ilen > SQFS_NAME_MAX || ipos < best_pos ||
+		    ipos >= dir->i_size - 3 || iblk < best_blk)
+			return sqfs_corrupt(dir->i_sb, "directory %lu: bad index entry %u",
+					    dir->i_ino, i);
+		if (!name) {
+			if (ipos > pos)
+				break;
+			err = sqfs_meta_skip(dir->i_sb, &c, ilen);
+		} else {
+			err = sqfs_meta_read(dir->i_sb, &c, buf, ilen);
+			if (!err && sqfs_namecmp(buf, ilen, name->name,
+						 name->len) > 0)
+				break;
+		}
+		if (err)
+			return err;
+		best_pos = ipos;
+		best_blk = iblk;
+	}
+	sqfs_dir_iter_at(dir, it, best_pos, best_blk);
+	return 0;
+}
+
+static bool sqfs_name_ok(const char *name, unsigned int len)
+{
+	return !memchr(name, '/', len) && !memchr(name, 0, len) &&
+	       !(len == 1 && name[0] == '.') &&
+	       !(len == 2 && name[0] == '.' && name[1] == '.');
+}
+
+/* the next entry: 1, or 0 at the end of the listing, or an error */
+static int sqfs_dir_next(struct inode *dir, struct sqfs_dir_iter *it,
+			 struct sqfs_dirent *de)
+{
+	struct super_block *sb = dir->i_sb;
+	struct sqfs_dir_entry e;
+	int err;
+
+	if (!it->left) {
+		struct sqfs_dir_header h;
+
+		if (it->pos >= it->len)
+			return 0;
+		if (it->len - it->pos < sizeof(h) + sizeof(e))
+			goto bad;
+		err = sqfs_meta_read(sb, &it->cur, &h, sizeof(h));
+		if (err)
+			return err;
+		it->pos += sizeof(h);
+		it->left = le32_to_cpu(h.count) + 1;
+		it->start = le32_to_cpu(h.start);
+		it->base = le32_to_cpu(h.ino_base);
+		if (it->left > SQFS_DIR_RUN_MAX)
+			goto bad;
+	}
+	if (it->len - it->pos < sizeof(e))
+		goto bad;
+	de->pos = it->pos;
+	err = sqfs_meta_read(sb, &it->cur, &e, sizeof(e));
+	if (err)
+		return err;
+	de->len = le16_to_cpu(e.name_len) + 1;
+	it->pos += sizeof(e);
+	if (de->len > SQFS_NAME_MAX || de->len > it->len - it->pos)
+		goto bad;
+	err = sqfs_meta_read(sb, &it->cur, de->name, de->len);
+	if (err)
+		return err;
+	it->pos += de->len;
+	it->left--;
+	de->name[de->len] = 0;
+	de->ino = it->base + (s16)le16_to_cpu(e.ino_delta);
+	de->ref = ((u64)it->start << 16) | le16_to_cpu(e.offset);
+	de->type = le16_to_cpu(e.type);
+	if (!de->type || de->type > SQFS_T_LSOCKET ||
+	    !sqfs_name_ok(de->name, de->len))
+		goto bad;
+	if (de->type > SQFS_T_SOCKET)
+		de->type -= SQFS_T_EXT_DELTA;
+	return 1;
+bad:
+	return sqfs_corrupt(sb, "directory %lu: bad listing at offset %u",
+			    dir->i_ino, it->pos);
+}
+
+static const unsigned char sqfs_dtype[] = {
+	[SQFS_T_DIR] = DT_DIR,
+	[SQFS_T_REG] = DT_REG,
+	[SQFS_T_SYMLINK] = DT_LNK,
+	[SQFS_T_BLKDEV] = DT_BLK,
+	[SQFS_T_CHRDEV] = DT_CHR,
+	[SQFS_T_FIFO] = DT_FIFO,
+	[SQFS_T_SOCKET] = DT_SOCK,
+};
+
+static int sqfs_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct inode *dir = file_inode(file);
+	struct sqfs_inode *si = SQFS_I(dir);
+	struct sqfs_dir_iter it;
+	struct sqfs_dirent *de;
+	int ret;
+
+	if (ctx->pos == 0) {
+		if (!dir_emit(ctx, ".", 1, dir->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		u32 parent = si->parent;
+
+		if (dir == dir->i_sb->s_root->d_inode ||
+		    !parent || parent > SQFS_SB(dir->i_sb)->inode_count)
+			parent = parent_ino(file->f_path.dentry);
+		if (!dir_emit(ctx, "..", 2, parent, DT_DIR))
+			return 0;
+		ctx->pos = 3;
+	}
+	if (ctx->pos < 3)
+		ctx->pos = 3;
+	if (ctx->pos - 3 >= dir->i_size - 3)
+		return 0;
+
+	de = kmalloc(sizeof(*de), GFP_KERNEL);
+	if (!de)
+		return -ENOMEM;
+	ret = sqfs_dir_seek(dir, &it, ctx->pos - 3, NULL);
+	while (!ret && (ret = sqfs_dir_next(dir, &it, de)) > 0) {
+		if (de->pos < ctx->pos - 3)
+			continue;
+		if (!dir_emit(ctx, de->name, de->len, de->ino,
+			      sqfs_dtype[de->type])) {
+			ret = 0;
+			break;
+		}
+		ctx->pos = 3 + it.pos;
+	}
+	kfree(de);
+	return ret < 0 ? ret : 0;
+}
+
+static struct dentry *sqfs_lookup(struct inode *dir, struct dentry *dentry,
+				  unsigned int flags)
+{
+	const struct qstr *name = &dentry->d_name;
+	struct inode *inode = NULL;
+	struct sqfs_dir_iter it;
+	struct sqfs_dirent *de;
+	int ret, c;
+
+	if (name->len > SQFS_NAME_MAX)
+		return ERR_PTR(-ENAMETOOLONG);
+	de = kmalloc(sizeof(*de), GFP_KERNEL);
+	if (!de)
+		return ERR_PTR(-ENOMEM);
+	ret = sqfs_dir_seek(dir, &it, 0, name);
+	while (!ret && (ret = sqfs_dir_next(dir, &it, de)) > 0) {
+		c = sqfs_namecmp(de->name, de->len, name->name, name->len);
+		if (c < 0)
+			continue;
+		if (c == 0)
+			inode = sqfs_iget(dir->i_sb, de->ref, de->ino);
+		break;
+	}
+	kfree(de);
+	if (ret < 0)
+		return ERR_PTR(ret);
+	return d_splice_alias(inode, dentry);
+}
+
+const struct inode_operations sqfs_dir_iops = {
+	.lookup = sqfs_lookup,
+	.listxattr = sqfs_listxattr,
+};
+
+const struct file_operations sqfs_dir_fops = {
+	.read = generic_read_dir,
+	.iterate_shared = sqfs_readdir,
+	.llseek = generic_file_llseek,
+};

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * livesquash: in-memory state of the squashfs 4.0 driver.
+ */
+#ifndef __LIVESQUASH_INTERNAL_H
+#define __LIVESQUASH_INTERNAL_H
+
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/xattr.h>
+#include "squashfs_fs.h"
+
+#define LIVESQUASH_VERSION	"0.1.0"
+
+struct sqfs_sb;
+struct sqfs_seek;
+
+/* one compressor, reached through the kernel's own library for it */
+struct sqfs_decomp_ops {
+	unsigned int id;
+	const char *name;
+	unsigned int opts_size;	/* bytes of its options block */
+	/* validate the options block, if the image has one */
+	int (*check_opts)(struct super_block *sb, const void *opts,
+			  unsigned int len);
+	void *(*create)(struct sqfs_sb *sbi);
+	void (*destroy)(void *stream);
+	/* bytes written to @out, or a negative errno */
+	int (*decompress)(void *stream, const void *in, unsigned int inlen,
+			  void *out, unsigned int outlen);
+};
+
+extern const struct sqfs_decomp_ops sqfs_zlib_ops;
+extern const struct sqfs_decomp_ops sqfs_xz_ops;
+extern const struct sqfs_decomp_ops sqfs_lzo_ops;
+extern const struct sqfs_decomp_ops sqfs_lz4_ops;
+extern const struct sqfs_decomp_ops sqfs_zstd_ops;
+
+/* a few decompressed blocks (metadata or fragments), keyed by disk position */
+struct sqfs_cent {
+	u64 pos;
+	u64 next;		/* disk position just past the block */
+	unsigned int len;	/* decompressed length, 0: empty slot */
+	unsigned long stamp;
+	void *data;
+};
+
+struct sqfs_bcache {
+	struct mutex lock;	/* guards the entries and their data */
+	unsigned int nr;
+	unsigned int bufsize;
+	unsigned long clock;
+	struct sqfs_cent *ent;
+};
+
+/* a position in a table of metadata blocks */
+struct sqfs_mcur {
+	u64 blk;		/* disk position of the current block */
+	unsigned int off;	/* offset in its decompressed bytes */
+	u64 end;		/* no block of this table starts at or past here */
+};
+
+enum sqfs_errors {
+	SQFS_ERRORS_CONTINUE,
+	SQFS_ERRORS_PANIC,
+};
+
+struct sqfs_sb {
+	u64 bytes_used;
+	u32 block_size;
+	unsigned int block_log;
+	unsigned int flags;
+	u32 inode_count;
+	u32 frag_count;
+	u64 root_ref;
+	u64 inode_table;
+	u64 dir_table;
+	u64 dir_end;
+	u64 frag_table;
+	u64 export_table;
+	u64 id_table;
+	u64 xattr_table;
+	unsigned int errors;
+
+	u32 *ids;
+	unsigned int id_count;
+	u64 *frag_blocks;	/* disk positions of the fragment table's blocks */
+	u64 *export_blocks;	/* ... and of the export table's */
+	u64 *xattr_blocks;	/* ... and of the xattr id table's */
+	u64 xattr_kv;		/* start of the xattr key/value table */
+	u32 xattr_ids;
+
+	const struct sqfs_decomp_ops *dops;
+	struct mutex stream_lock;	/* guards stream and inbuf */
+	void *stream;
+	void *inbuf;
+	u32 inbuf_size;
+
+	struct mutex data_lock;		/* guards databuf and block walks */
+	void *databuf;
+
+	struct sqfs_bcache meta;
+	struct sqfs_bcache frag;
+};
+
+struct sqfs_inode {
+	u64 start;		/* file: first data block; dir: table offset */
+	struct sqfs_mcur list;	/* file: block sizes; dir: index entries */
+	u32 frag;
+	u32 frag_off;
+	u32 xattr;
+	u32 parent;		/* dir: parent inode number */
+	unsigned int dir_off;	/* dir: offset in the first listing block */
+	unsigned int idx_count;	/* dir: index entries */
+	u64 nblocks;		/* file: full (or last unfragmented) blocks */
+
+	/* file: where the last block walk stopped (under data_lock) */
+	u64 walk_idx;
+	u64 walk_pos;
+	struct sqfs_mcur walk;
+	struct sqfs_seek *seek;	/* checkpoints of earlier walks */
+	u64 nseek;
+
+	struct inode vfs_inode;
+};
+
+static inline struct sqfs_sb *SQFS_SB(const struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+static inline struct sqfs_inode *SQFS_I(const struct inode *inode)
+{
+	return container_of(inode, struct sqfs_inode, vfs_inode);
+}
+
+/* super.c */
+__printf(2, 3) __cold void sqfs_err(const struct super_block *sb,
+				    const char *fmt, ...);
+__printf(2, 3) __cold int sqfs_corrupt(const struct super_block *sb,
+				       const char *fmt, ...);
+
+/* block.c */
+const struct sqfs_decomp_ops *sqfs_find_decomp(unsigned int id);
+int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len);
+int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
+		    void *out, u32 outlen);
+
+/* cache.c */
+int sqfs_cache_init(struct sqfs_bcache *c, unsigned int nr,
+		    unsigned int bufsize);
+void sqfs_cache_free(struct sqfs_bcache *c);
+int sqfs_meta_read(struct super_block *sb, struct sqfs_mcur *c, void *buf,
+		   size_t len);
+int sqfs_meta_skip(struct super_block *sb, struct sqfs_mcur *c, size_t len);
+int sqfs_frag_read(struct super_block *sb, u64 pos, u32 word, u32 off,
+		   void *buf, u32 len);
+
+/* tables.c */
+u64 *sqfs_table_blocks(struct super_block *sb, u64 start, u64 count,
+		       unsigned int esize, const char *what);
+int sqfs_table_entry(struct super_block *sb, const u64 *blocks, u64 start,
+		     u64 idx, unsigned int esize, void *out);
+int sqfs_tables_load(struct super_block *sb);
+void sqfs_tables_free(struct sqfs_sb *sbi);
+int sqfs_frag_lookup(struct super_block *sb, u32 idx, u64 *pos, u32 *word);
+int sqfs_export_lookup(struct super_block *sb, u32 ino, u64 *ref);
+
+/* inode.c */
+struct inode *sqfs_iget(struct super_block *sb, u64 ref, u32 ino);
+int sqfs_ref_ino(struct super_block *sb, u64 ref, u32 *ino);
+struct sqfs_mcur sqfs_inode_cur(struct super_block *sb, u64 ref);
+extern const struct inode_operations sqfs_symlink_iops;
+extern const struct inode_operations sqfs_special_iops;
+extern const struct inode_operations sqfs_file_iops;
+
+/* dir.c */
+extern const struct inode_operations sqfs_dir_iops;
+extern const struct file_operations sqfs_dir_fops;
+
+/* file.c */
+extern const struct address_space_operations sqfs_file_aops;
+void sqfs_file_evict(struct inode *inode);
+
+/* export.c */
+extern const struct export_operations sqfs_export_ops;
+
+/* xattr.c */
+#ifdef CONFIG_SQUASHFS_XATTR
+int sqfs_xattr_load(struct super_block *sb);
+extern const struct xattr_handler *sqfs_xattr_handlers[];
+ssize_t sqfs_listxattr(struct dentry *dentry, char *buf, size_t size);
+#else
+static inline int sqfs_xattr_load(struct super_block *sb)
+{
+	return 0;
+}
+
+#define sqfs_xattr_handlers	NULL
+#define sqfs_listxattr		NULL
+#endif
+
+#endif /* __LIVESQUASH_INTERNAL_H */
