@@ -205,7 +205,9 @@ static int sqfs_readdir(struct file *file, struct dir_context *ctx)
 	if (!de)
 		return -ENOMEM;
 	ret = sqfs_dir_seek(dir, &it, ctx->pos - 3, NULL);
-	while (!ret && (ret = sqfs_dir_next(dir, &it, de)) > 0) {
+	if (ret)
+		goto out;
+	while ((ret = sqfs_dir_next(dir, &it, de)) > 0) {
 		if (de->pos < ctx->pos - 3)
 			continue;
 		if (!dir_emit(ctx, de->name, de->len, de->ino,
@@ -215,6 +217,7 @@ static int sqfs_readdir(struct file *file, struct dir_context *ctx)
 		}
 		ctx->pos = 3 + it.pos;
 	}
+out:
 	kfree(de);
 	return ret < 0 ? ret : 0;
 }
@@ -234,7 +237,9 @@ static struct dentry *sqfs_lookup(struct inode *dir, struct dentry *dentry,
 	if (!de)
 		return ERR_PTR(-ENOMEM);
 	ret = sqfs_dir_seek(dir, &it, 0, name);
-	while (!ret && (ret = sqfs_dir_next(dir, &it, de)) > 0) {
+	if (ret)
+		goto out;
+	while ((ret = sqfs_dir_next(dir, &it, de)) > 0) {
 		c = sqfs_namecmp(de->name, de->len, name->name, name->len);
 		if (c < 0)
 			continue;
@@ -242,6 +247,7 @@ static struct dentry *sqfs_lookup(struct inode *dir, struct dentry *dentry,
 			inode = sqfs_iget(dir->i_sb, de->ref, de->ino);
 		break;
 	}
+out:
 	kfree(de);
 	if (ret < 0)
 		return ERR_PTR(ret);

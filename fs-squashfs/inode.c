@@ -148,8 +148,6 @@ static int sqfs_read_reg(struct inode *inode, struct sqfs_mcur *c, bool ext)
 	si->walk_idx = 0;
 	si->walk_pos = si->start;
 	si->walk = *c;
-	si->seek = NULL;
-	si->nseek = 0;
 	inode->i_size = size;
 	inode->i_blocks = DIV_ROUND_UP_ULL(size - sparse, 512);
 	inode->i_mode |= S_IFREG;
@@ -237,6 +235,7 @@ static int sqfs_read_inode(struct inode *inode, u64 ref)
 	unsigned int type, uid, gid;
 	int err;
 
+	memset(SQFS_I(inode), 0, offsetof(struct sqfs_inode, vfs_inode));
 	err = sqfs_meta_read(sb, &c, &h, sizeof(h));
 	if (err)
 		return err;

@@ -154,14 +154,15 @@ ssize_t sqfs_listxattr(struct dentry *dentry, char *buf, size_t size)
 	if (!w)
 		return -ENOMEM;
 	ret = sqfs_xattr_start(d_inode(dentry), w);
-	while (!ret && (ret = sqfs_xattr_next_key(w)) > 0) {
+	if (ret)
+		goto out;
+	while ((ret = sqfs_xattr_next_key(w)) > 0) {
 		const char *prefix = sqfs_xattr_prefix[w->type];
 		size_t plen = strlen(prefix), n = plen + w->len + 1;
 
 		ret = sqfs_xattr_value(w, NULL, 0, false);
 		if (ret < 0)
 			break;
-		ret = 0;
 		if (w->type == 1 && !capable(CAP_SYS_ADMIN))
 			continue;
 		if (buf) {
@@ -174,6 +175,7 @@ ssize_t sqfs_listxattr(struct dentry *dentry, char *buf, size_t size)
 		}
 		total += n;
 	}
+out:
 	kfree(w);
 	return ret < 0 ? ret : total;
 }
@@ -190,13 +192,16 @@ static int sqfs_xattr_get(const struct xattr_handler *handler,
 	if (!w)
 		return -ENOMEM;
 	ret = sqfs_xattr_start(inode, w);
-	while (!ret && (ret = sqfs_xattr_next_key(w)) > 0) {
+	if (ret)
+		goto out;
+	while ((ret = sqfs_xattr_next_key(w)) > 0) {
 		match = w->type == handler->flags && w->len == len &&
 			!memcmp(w->name, name, len);
 		ret = sqfs_xattr_value(w, buffer, size, match);
 		if (ret < 0 || match)
 			break;
 	}
+out:
 	kfree(w);
 	if (ret < 0)
 		return ret;

@@ -16,7 +16,9 @@ export CCACHE_MAXSIZE ?= 5G
 export KBUILD_BUILD_USER := livesquash
 export KBUILD_BUILD_HOST := livesquash
 export KBUILD_BUILD_TIMESTAMP := 2026-01-01
-KMAKE = $(MAKE) -C $(KSRC) O=$(KOBJ) CC="ccache gcc" -j$(JOBS)
+# GNU ls and du read BLOCK_SIZE/BLOCKSIZE from the environment, and the
+# kernel's build measures file sizes with ls: never let them leak in.
+KMAKE = env -u BLOCK_SIZE -u BLOCKSIZE $(MAKE) -C $(KSRC) O=$(KOBJ) CC="ccache gcc" -j$(JOBS)
 
 .PHONY: kernel kernel-tree kernel-config
 kernel: $(BZIMAGE) ## build our kernel (bzImage) with fs-squashfs/ built in
