@@ -9,18 +9,20 @@ BUILD ?= $(TOP)/build
 ## Variables (override on the command line, e.g. `make run ROOTFS=debian`):
 ROOTFS ?= busybox## root tree packed into the live image: busybox (small) or debian (bookworm, systemd)
 COMP ?= xz## mksquashfs compressor for the root image: gzip xz lzo lz4 zstd
-BLOCK_SIZE ?= 128K## mksquashfs block size for the root image (4K ... 1M)
+BLOCK ?= 128K## mksquashfs block size for the root image (4K ... 1M)
 CDLABEL ?= LIVESQUASH## ISO volume label, asked for by root=live:CDLABEL=... on the kernel command line
 FIRMWARE ?= bios## what `make run` boots with: bios (SeaBIOS) or uefi (OVMF)
 ACCEL ?= auto## QEMU accelerator: auto (probe KVM once, cache, else TCG), kvm or tcg
 MEM ?= 1024## guest memory in MiB
 JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))## parallel jobs of the kernel build
 
-export ROOTFS COMP BLOCK_SIZE CDLABEL FIRMWARE ACCEL MEM BUILD TOP
+export ROOTFS COMP BLOCK CDLABEL FIRMWARE ACCEL MEM BUILD TOP
 
 include kernel-config/kernel.mk
 include iso/iso.mk
 include boot-tests/tests.mk
+
+HELP_VARS := $(shell sed -nE 's/^([A-Z_]+) \?=.*## .*/\1/p' $(MAKEFILE_LIST))
 
 .PHONY: help deps clean distclean
 help: ## this list of targets and variables
@@ -31,9 +33,8 @@ help: ## this list of targets and variables
 		sed -E 's/^([^:]+):.*## (.*)/  \1|\2/' | column -t -s '|'
 	@echo
 	@echo "Variables (current value):"
-	@grep -hE '^[A-Z_]+ \?= .*## ' $(MAKEFILE_LIST) | \
-		sed -E 's/^([A-Z_]+) \?= (.*)## (.*)/\1|\3/' | \
-		while IFS='|' read -r v d; do printf '  %-11s %-18s %s\n' "$$v" "$${!v}" "$$d"; done
+	@$(foreach v,$(HELP_VARS),printf '  %-14s %-24s %s\n' '$(v)' '$($(v))' \
+		"$$(sed -nE 's/^$(v) \?= ?[^#]*## (.*)/\1/p' $(MAKEFILE_LIST) | head -n 1)";)
 
 deps: ## install the Debian packages the build and the tests need (apt-get)
 	@bash $(TOP)/iso/deps.sh

@@ -1,0 +1,59 @@
+#!/bin/bash
+# shellcheck disable=SC2154 # dracut provides $moddir and $initdir
+# livesquash dracut module: boot a live medium whose root filesystem is
+# LiveOS/squashfs.img, mounted read-only under a tmpfs-backed overlayfs.
+# See ../README.md for the kernel command line and the mount points.
+
+# called by dracut
+check() {
+    # Only when asked for (dracut -m/--add livesquash); never host-only guessed.
+    return 255
+}
+
+# called by dracut
+depends() {
+    echo base udev-rules
+    return 0
+}
+
+# called by dracut (not with --no-kernel)
+installkernel() {
+    # Filesystems, loop and overlay, plus the drivers a CD/USB/virtual disk
+    # needs.  With our own kernel these are built in and nothing is copied.
+    hostonly='' instmods squashfs loop overlay isofs udf \
+        sr_mod cdrom sd_mod ata_piix ata_generic pata_acpi ahci \
+        virtio_blk virtio_scsi virtio_pci \
+        usb_storage uas xhci_pci xhci_hcd ehci_pci ehci_hcd ohci_pci uhci_hcd
+    # QEMU's fw_cfg in sysfs, for the live root's test hook: the live root
+    # carries no modules of a stock kernel, so the initramfs loads it.
+    hostonly='' instmods qemu_fw_cfg
+    return 0
+}
+
+# called by dracut
+install() {
+    if dracut_module_included "systemd"; then
+        dwarn "livesquash: a systemd initramfs is not supported; build with -o \"systemd systemd-initrd dracut-systemd\""
+    fi
+
+    inst_multiple blkid losetup mount umount mkdir readlink sleep cat rm
+    inst_simple "$moddir/livesquash-lib.sh" "/lib/livesquash-lib.sh"
+    inst_hook cmdline 25 "$moddir/parse-livesquash.sh"
+    inst_hook mount 20 "$moddir/mount-livesquash.sh"
+
+    # The non-systemd emergency path calls halt/poweroff/reboot (rd.shell=0,
+    # rd.emergency=...).  A host with systemd provides them only as links to
+    # systemctl, which cannot work without systemd as PID 1: install
+    # forcing wrappers around busybox instead.
+    local _busybox _cmd
+    _busybox=$(command -v busybox 2> /dev/null || :)
+    if [[ -n $_busybox ]] && ! dracut_module_included "systemd"; then
+        inst_simple "$_busybox" /usr/lib/livesquash/busybox
+        for _cmd in halt poweroff reboot; do
+            inst_simple "$moddir/livesquash-$_cmd.sh" "/usr/sbin/$_cmd"
+            chmod 0755 "${initdir}/usr/sbin/$_cmd"
+        done
+    fi
+
+    dracut_need_initqueue
+}

@@ -1,0 +1,43 @@
+# iso/iso.mk: root tree, squashfs image, initramfs, ISO, QEMU run, remaster.
+# Included by the top-level Makefile (BUILD TOP ROOTFS COMP BLOCK CDLABEL
+# FIRMWARE ACCEL MEM come from there, BZIMAGE from kernel-config/kernel.mk).
+# Each step is a script in iso/ that skips work that is already up to date.
+
+KERNEL ?= $(BZIMAGE)## kernel image put on the ISO
+KVER ?= ## kernel version whose modules dracut adds (empty: our kernel, no modules, dracut --no-kernel)
+IN ?= ## remaster: input ISO
+OUT ?= ## remaster: output ISO (must not exist unless FORCE=1)
+ADD ?= ## remaster: folders merged into the root, space-separated
+RUN ?= ## remaster: shell command run inside the unpacked root (chroot)
+FORCE ?= ## remaster: 1 to overwrite OUT
+
+ISO_TREE := $(BUILD)/iso/$(ROOTFS)/tree
+SQUASHFS_IMG := $(ISO_TREE)/LiveOS/squashfs.img
+INITRD := $(BUILD)/initramfs/initrd.img
+ISO := $(BUILD)/livesquash-$(ROOTFS).iso
+
+export KERNEL KVER
+
+.PHONY: rootfs image initramfs iso run remaster
+
+rootfs: ## build the root tree build/rootfs/ROOTFS/ (busybox, or debian via a cached debootstrap)
+	@bash $(TOP)/iso/mkrootfs.sh $(ROOTFS) $(BUILD)
+
+image: rootfs ## pack the root tree into LiveOS/squashfs.img (+ .sha256) with mksquashfs
+	@bash $(TOP)/iso/mkimage.sh $(BUILD)/rootfs/$(ROOTFS) $(ISO_TREE) $(COMP) $(BLOCK)
+
+initramfs: ## build build/initramfs/initrd.img with dracut and dracut-module/90livesquash
+	@bash $(TOP)/iso/mkinitramfs.sh $(INITRD) $(TOP)/dracut-module/90livesquash $(KVER)
+
+# $(KERNEL) is a prerequisite: with the default KERNEL=$(BZIMAGE) an edited
+# driver rebuilds the kernel first; any other KERNEL= is just a file.
+iso: image initramfs $(KERNEL) ## make build/livesquash-ROOTFS.iso (hybrid BIOS+UEFI, GRUB menu, volume label CDLABEL)
+	@bash $(TOP)/iso/mkiso.sh $(ISO) $(ISO_TREE) $(KERNEL) $(INITRD) $(CDLABEL) $(ROOTFS)
+
+run: deps iso ## boot build/livesquash-ROOTFS.iso in QEMU on this terminal (FIRMWARE, MEM; Ctrl-A X quits)
+	@bash $(TOP)/iso/run.sh $(ISO) $(FIRMWARE) $(MEM) $(ACCEL) $(BUILD)
+
+remaster: ## copy an ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [FORCE=1]
+	@[ -n "$(IN)" ] && [ -n "$(OUT)" ] || { echo "remaster: set IN=input.iso and OUT=output.iso" >&2; exit 1; }
+	@bash $(TOP)/iso/remaster $(if $(FORCE),--force) $(foreach d,$(ADD),--add '$(d)') \
+		$(if $(RUN),--run '$(subst ','\'',$(RUN))') '$(IN)' '$(OUT)'

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Pack a root tree into ISO_TREE/LiveOS/squashfs.img (+ .sha256) with
+# mksquashfs, unless the image is newer than every file of the tree and was
+# made with the same compressor and block size.  Real owners are kept.
+# usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE
+set -euo pipefail
+
+tree=${1:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
+isotree=${2:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
+comp=${3:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
+bs=${4:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
+
+die() { echo "image: $*" >&2; exit 1; }
+[[ -d $tree ]] || die "root tree $tree missing: run 'make rootfs'"
+command -v mksquashfs > /dev/null || die "mksquashfs missing: run 'make deps'"
+
+img=$isotree/LiveOS/squashfs.img
+params=$(dirname "$isotree")/squashfs.params
+want="mksquashfs -comp $comp -b $bs"
+
+if [[ -f $img && -f $img.sha256 && $(cat "$params" 2> /dev/null) == "$want" ]] \
+    && [[ -z $(find "$tree" \( -newer "$img" -o -cnewer "$img" \) -print -quit) ]]; then
+    echo "image: $img is up to date"
+    exit 0
+fi
+
+mkdir -p "$isotree/LiveOS"
+rm -f "$img" "$img.sha256" "$params"
+echo "image: $want: $tree -> $img"
+start=$SECONDS
+# -progress draws a bar on a terminal; -quiet keeps logs small otherwise
+if [[ -t 1 ]]; then progress=-progress; else progress=-no-progress; fi
+mksquashfs "$tree" "$img.tmp" -comp "$comp" -b "$bs" -noappend -quiet "$progress" \
+    || { rm -f "$img.tmp"; die "mksquashfs failed"; }
+mv "$img.tmp" "$img"
+(cd "$isotree/LiveOS" && sha256sum squashfs.img > squashfs.img.sha256)
+echo "$want" > "$params"
+echo "image: $(du -h "$img" | cut -f1) in $((SECONDS - start)) s ($(unsquashfs -s "$img" | sed -n 's/^Number of inodes /inodes: /p'))"

@@ -1,0 +1,74 @@
+#!/bin/bash
+# Make a hybrid BIOS+UEFI live ISO with grub-mkrescue: kernel and initrd in
+# /boot, the root image in /LiveOS, a GRUB menu on serial and screen.
+# usage: mkiso.sh OUT.iso ISO_TREE KERNEL INITRD CDLABEL NAME
+set -euo pipefail
+
+usage="usage: mkiso.sh OUT.iso ISO_TREE KERNEL INITRD CDLABEL NAME"
+out=${1:?$usage}
+tree=${2:?$usage}
+kernel=${3:?$usage}
+initrd=${4:?$usage}
+label=${5:?$usage}
+name=${6:?$usage}
+here=$(cd "$(dirname "$0")" && pwd)
+
+die() { echo "iso: $*" >&2; exit 1; }
+for t in grub-mkrescue xorriso mformat; do
+    command -v "$t" > /dev/null || die "$t missing: run 'make deps'"
+done
+[[ -d /usr/lib/grub/i386-pc ]] || die "GRUB BIOS files missing: run 'make deps' (grub-pc-bin)"
+[[ -d /usr/lib/grub/x86_64-efi ]] || die "GRUB UEFI files missing: run 'make deps' (grub-efi-amd64-bin)"
+[[ -f $kernel ]] || die "kernel $kernel missing: run 'make kernel' (or set KERNEL=)"
+[[ -f $initrd ]] || die "initrd $initrd missing: run 'make initramfs'"
+[[ -f $tree/LiveOS/squashfs.img ]] || die "$tree/LiveOS/squashfs.img missing: run 'make image'"
+[[ $label =~ ^[A-Z0-9_]{1,32}$ ]] || die "CDLABEL '$label' must be 1-32 characters of A-Z 0-9 _ (ISO 9660 volume id)"
+
+cmdline="root=live:CDLABEL=$label rd.live.image console=tty0 console=ttyS0,115200"
+params="$label|$name|$cmdline|$(readlink -f "$kernel")|$(sha256sum < "$here/mkiso.sh" | cut -c1-16)"
+if [[ -f $out && $(cat "$out.params" 2> /dev/null) == "$params" ]] \
+    && [[ $out -nt $kernel && $out -nt $initrd && $out -nt $tree/LiveOS/squashfs.img ]]; then
+    echo "iso: $out is up to date"
+    exit 0
+fi
+
+echo "iso: kernel $kernel and initrd into $tree/boot"
+mkdir -p "$tree/boot/grub"
+cp "$kernel" "$tree/boot/vmlinuz"
+cp "$initrd" "$tree/boot/initrd.img"
+chmod 0644 "$tree/boot/vmlinuz" "$tree/boot/initrd.img"
+
+echo "iso: GRUB menu (serial + screen, timeout 3 s, root=live:CDLABEL=$label)"
+cat > "$tree/boot/grub/grub.cfg" <<EOT
+# livesquash live ISO ($name)
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+set timeout=3
+set default=0
+
+menuentry "livesquash ($name)" {
+	echo "Loading kernel and initrd ..."
+	linux /boot/vmlinuz $cmdline
+	initrd /boot/initrd.img
+}
+
+menuentry "livesquash ($name) (debug shell)" {
+	echo "Loading kernel and initrd ..."
+	linux /boot/vmlinuz $cmdline rd.shell rd.debug
+	initrd /boot/initrd.img
+}
+EOT
+
+echo "iso: grub-mkrescue (BIOS + UEFI hybrid, volume $label) -> $out"
+start=$SECONDS
+mkdir -p "$(dirname "$out")"
+rm -f "$out.params"
+if ! grub-mkrescue -o "$out.tmp" "$tree" -- -volid "$label" > "$out.log" 2>&1; then
+    rm -f "$out.tmp"
+    tail -n 20 "$out.log" >&2
+    die "grub-mkrescue failed, full log in $out.log"
+fi
+mv "$out.tmp" "$out"
+echo "$params" > "$out.params"
+echo "iso: $out: $(du -h "$out" | cut -f1), label $(blkid -o value -s LABEL "$out"), in $((SECONDS - start)) s"

@@ -1,0 +1,107 @@
+#!/bin/bash
+# Build a Debian bookworm live root (systemd) in DIR with debootstrap.
+# The downloaded packages are cached as a debootstrap tarball in CACHE, so a
+# rebuild does not download again.  Live-CD style: empty root password, root
+# autologin on the serial console, a getty on tty1, hostname livesquash.
+# usage: rootfs-debian.sh DIR CACHE_DIR
+set -euo pipefail
+
+dir=${1:?usage: rootfs-debian.sh DIR CACHE_DIR}
+cache=${2:?usage: rootfs-debian.sh DIR CACHE_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+SUITE=bookworm
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+INCLUDE=systemd-sysv,udev,kmod,procps,less,util-linux,mount
+tarball=$cache/debian-$SUITE-minbase.tar.gz
+# the tarball is valid for this package list only
+listfile=$tarball.include
+
+die() { echo "rootfs-debian: $*" >&2; exit 1; }
+command -v debootstrap > /dev/null || die "debootstrap missing: run 'make deps'"
+
+mkdir -p "$cache"
+if [[ ! -s $tarball || $(cat "$listfile" 2> /dev/null) != "$INCLUDE" ]]; then
+    echo "rootfs-debian: downloading $SUITE (minbase + $INCLUDE) into $tarball"
+    work=$(mktemp -d "$cache/debootstrap.XXXXXX")
+    trap 'rm -rf "$work" "$tarball.tmp"' EXIT
+    debootstrap --variant=minbase --include="$INCLUDE" \
+        --make-tarball="$tarball.tmp" "$SUITE" "$work/root" "$MIRROR" \
+        > "$cache/debootstrap-download.log" 2>&1 \
+        || die "debootstrap --make-tarball failed, see $cache/debootstrap-download.log"
+    mv "$tarball.tmp" "$tarball"
+    echo "$INCLUDE" > "$listfile"
+    rm -rf "$work"
+    trap - EXIT
+else
+    echo "rootfs-debian: using cached $tarball"
+fi
+
+rm -rf "$dir"
+mkdir -p "$(dirname "$dir")"
+echo "rootfs-debian: debootstrap $SUITE into $dir (offline, from the cached tarball)"
+start=$SECONDS
+if ! debootstrap --variant=minbase --include="$INCLUDE" --unpack-tarball="$tarball" \
+    "$SUITE" "$dir" "$MIRROR" > "$cache/debootstrap-install.log" 2>&1; then
+    die "debootstrap failed, see $cache/debootstrap-install.log"
+fi
+echo "rootfs-debian: installed in $((SECONDS - start)) s"
+
+echo "rootfs-debian: configuring (hostname, root login, gettys, test hook)"
+echo livesquash > "$dir/etc/hostname"
+cat > "$dir/etc/hosts" <<'EOT'
+127.0.0.1	localhost
+127.0.1.1	livesquash
+::1		localhost ip6-localhost ip6-loopback
+EOT
+: > "$dir/etc/fstab"
+# systemd makes a transient machine id on every live boot
+: > "$dir/etc/machine-id"
+rm -f "$dir/var/lib/dbus/machine-id"
+chroot "$dir" passwd -d root > /dev/null
+
+# root autologin on the serial console (getty there comes from console=ttyS0)
+sg=$dir/etc/systemd/system/serial-getty@ttyS0.service.d
+mkdir -p "$sg"
+cat > "$sg/autologin.conf" <<'EOT'
+[Service]
+ExecStart=
+ExecStart=-/sbin/agetty --autologin root --keep-baud 115200,57600,38400,9600 - $TERM
+EOT
+mkdir -p "$dir/etc/systemd/system/getty.target.wants"
+ln -sf /lib/systemd/system/serial-getty@.service \
+    "$dir/etc/systemd/system/getty.target.wants/serial-getty@ttyS0.service"
+ln -sf /lib/systemd/system/getty@.service \
+    "$dir/etc/systemd/system/getty.target.wants/getty@tty1.service"
+
+# the test hook
+install -D -m 0755 "$here/files/autorun" "$dir/usr/lib/livesquash/autorun"
+install -D -m 0644 "$here/files/livesquash-autorun.service" \
+    "$dir/etc/systemd/system/livesquash-autorun.service"
+mkdir -p "$dir/etc/systemd/system/multi-user.target.wants"
+ln -sf /etc/systemd/system/livesquash-autorun.service \
+    "$dir/etc/systemd/system/multi-user.target.wants/livesquash-autorun.service"
+
+# a live system has no use for these
+echo "Welcome to livesquash (Debian $SUITE live). Log in as root, no password." > "$dir/etc/motd"
+rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/cache/apt/*.bin \
+    "$dir"/var/lib/apt/lists/* "$dir"/var/log/*.log "$dir"/var/log/apt/* \
+    "$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/info/*
+mkdir -p "$dir/var/lib/apt/lists/partial"
+echo "deb $MIRROR $SUITE main" > "$dir/etc/apt/sources.list"
+
+# squashfs cannot store POSIX ACLs (systemd's postinst puts one on
+# /var/log/journal; systemd-tmpfiles sets it again at boot): drop them so the
+# tree and the image agree
+if command -v getfattr > /dev/null; then
+    getfattr -R -h --absolute-names -m '^system\.posix_acl_' "$dir" 2> /dev/null \
+        | sed -n 's/^# file: //p' | while read -r f; do
+            setfattr -h -x system.posix_acl_access "$f" 2> /dev/null || :
+            setfattr -h -x system.posix_acl_default "$f" 2> /dev/null || :
+        done
+fi
+
+for d in proc sys dev run tmp; do
+    [[ -d $dir/$d ]] || die "$dir/$d missing after debootstrap"
+done
+[[ -e $dir/etc/os-release || -e $dir/usr/lib/os-release ]] || die "no os-release in $dir"
+echo "rootfs-debian: $(du -sh "$dir" | cut -f1) in $dir"
