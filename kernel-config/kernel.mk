@@ -48,3 +48,23 @@ $(BZIMAGE): $(KOBJ)/.config $(DRIVER_SRC)
 		[ "$${PIPESTATUS[0]}" = 0 ] || { echo "kernel: build failed, see $(BUILD)/kernel-build.log" >&2; exit 1; }; \
 		echo "kernel: $$(cat $(KOBJ)/include/config/kernel.release) built in $$(( $$(date +%s) - start )) s"
 	@touch $@
+
+# The same driver as a module for Debian's own kernel (linux-image-amd64), so
+# that it can be compared with the stock squashfs.ko on the very same kernel.
+DEB_KHEADERS ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))## Debian kernel headers that `make module` builds against
+MODULE_KO := $(BUILD)/module/squashfs.ko
+
+.PHONY: module
+module: $(MODULE_KO) ## build fs-squashfs/ as squashfs.ko against Debian's linux-headers-amd64 (W=1)
+
+$(MODULE_KO): $(DRIVER_SRC)
+	@[ -d "$(DEB_KHEADERS)" ] || { echo "module: no /usr/src/linux-headers-*-amd64: run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(BUILD)/module/src
+	@rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' $(TOP)/fs-squashfs/ $(BUILD)/module/src/
+	env -u BLOCK_SIZE -u BLOCKSIZE $(MAKE) -s -C $(DEB_KHEADERS) M=$(BUILD)/module/src W=1 modules
+	@cp $(BUILD)/module/src/squashfs.ko $@
+	@echo "module: $@ for $$(modinfo -F vermagic $@)"
+
+.PHONY: patches
+patches: $(KOBJ)/.config ## write build/patches/: a series replacing fs/squashfs in linux-source-6.1 with ours; applied to a fresh tree and built
+	@bash $(TOP)/kernel-config/mkpatches.sh $(KSRC_TAR) $(BUILD)/patches --test $(BUILD)/patch-test $(KOBJ)/.config

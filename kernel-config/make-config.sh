@@ -30,7 +30,7 @@ for frag in "$@"; do
         esac
         sym=${want#\# }
         sym=${sym%%[= ]*}
-        got=$(grep -E "^(# )?$sym[= ]" "$obj/.config" || true)
+        got=$(grep -E "^(# )?${sym}[= ]" "$obj/.config" || true)
         if [ "$got" != "$want" ]; then
             # "is not set" may also be satisfied by the symbol being absent
             if [ -z "$got" ] && [ "${want#\# }" != "$want" ]; then
