@@ -33,7 +33,7 @@ help: ## this list of targets and variables
 		sed -E 's/^([^:]+):.*## (.*)/  \1|\2/' | column -t -s '|'
 	@echo
 	@echo "Variables (current value):"
-	@$(foreach v,$(HELP_VARS),printf '  %-14s %-24s %s\n' '$(v)' '$($(v))' \
+	@$(foreach v,$(HELP_VARS),printf '  %-18s %-24s %s\n' '$(v)' '$($(v))' \
 		"$$(sed -nE 's/^$(v) \?= ?[^#]*## (.*)/\1/p' $(MAKEFILE_LIST) | head -n 1)";)
 
 deps: ## install the Debian packages the build and the tests need (apt-get)

@@ -9,7 +9,7 @@ DEBIAN_KCONFIG ?= /usr/src/linux-config-6.1/config.amd64_none_amd64.xz
 KFRAGMENTS := $(sort $(wildcard $(TOP)/kernel-config/*.config))
 BZIMAGE := $(KOBJ)/arch/x86/boot/bzImage
 KRELEASE = $(shell cat $(KOBJ)/include/config/kernel.release 2>/dev/null)
-DRIVER_SRC := $(shell find $(TOP)/fs-squashfs -type f 2>/dev/null)
+DRIVER_SRC := $(shell find $(TOP)/fs-squashfs -name '*.[ch]' -o -name Kconfig -o -name Makefile 2>/dev/null)
 
 export CCACHE_BASEDIR := $(TOP)
 export CCACHE_MAXSIZE ?= 5G

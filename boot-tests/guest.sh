@@ -1,0 +1,260 @@
+#!/bin/sh
+# boot-tests/guest.sh: the checks that run inside a booted live system, as root,
+# from the test data run.sh passes through QEMU fw_cfg (opt/livesquash/data, a tar
+# unpacked into /run/livesquash-tests by the autorun bootstrap). POSIX sh for busybox
+# and for Debian (dash + coreutils).
+#
+# Prints unnumbered TAP ("ok - ...", "not ok - ...", "# ...") on /dev/ttyS1, the
+# second serial port, which QEMU writes to results.log; run.sh numbers the lines.
+# Data: config (shell variables), manifest (the host's manifest of the packed tree),
+# manifest.sh, markers (optional: "PATH SHA256" lines that must exist).
+
+D=/run/livesquash-tests
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+TMPDIR=$D/tmp
+export TMPDIR
+mkdir -p "$TMPDIR"
+cd "$D" || exit 1
+LS_NAME=guest
+LS_IMG_REL=LiveOS/squashfs.img
+LS_COPYUP=""
+# shellcheck disable=SC1091
+. ./config
+
+LIVE=/run/initramfs/live
+BASE=/run/rootfsbase
+IMG=$LIVE/$LS_IMG_REL
+
+if [ -c /dev/ttyS1 ]; then
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	exec 3>/dev/ttyS1
+else
+	exec 3>/dev/console
+fi
+
+echo "# livesquash guest checks begin" >&3
+
+ok() { echo "ok - $*" >&3; }
+notok() { echo "not ok - $*" >&3; }
+diag() { echo "# $*" >&3; }
+# indent a file as TAP diagnostics, at most 20 lines
+diagfile() { head -n 20 "$1" | sed 's/^/#   /' >&3; }
+
+# check DESCRIPTION COMMAND...: the command's output becomes diagnostics on failure
+check() {
+	_d=$1
+	shift
+	if "$@" >"$TMPDIR/check.out" 2>&1; then
+		ok "$_d"
+	else
+		notok "$_d"
+		diagfile "$TMPDIR/check.out"
+	fi
+}
+
+# field N (1-based) of the last /proc/mounts line whose mount point is $1
+mount_field() {
+	awk -v mp="$1" -v n="$2" '$2 == mp { v = $n } END { if (v != "") print v }' /proc/mounts
+}
+
+has_opt() { # OPTIONS OPT
+	case ",$1," in *",$2,"*) return 0 ;; esac
+	return 1
+}
+
+# same_manifest WANT GOT: explain the first differences
+same_manifest() {
+	if cmp -s "$1" "$2"; then
+		return 0
+	fi
+	echo "manifests differ: want $(wc -l <"$1") lines, got $(wc -l <"$2")"
+	awk -F '\t' 'NR == FNR { want[FNR] = $0; n = FNR; next }
+		want[FNR] != $0 { print "first difference, line " FNR ":"; print "want: " want[FNR]; print "got:  " $0; found = 1; exit }
+		END { if (!found && FNR < n) print "got ends at line " FNR ", want goes on: " want[FNR + 1] }' "$1" "$2"
+	if command -v diff >/dev/null 2>&1; then
+		diff "$1" "$2" | head -n 8
+	fi
+	return 1
+}
+
+# manifest_of DIR OUT [EXCLUDES]: runs manifest.sh, reports its time
+manifest_of() {
+	_t0=$(cut -d' ' -f1 /proc/uptime)
+	if [ -n "${3:-}" ]; then
+		sh "$D/manifest.sh" -x "$3" "$1" >"$2" 2>"$2.err"
+	else
+		sh "$D/manifest.sh" "$1" >"$2" 2>"$2.err"
+	fi
+	_rc=$?
+	_t1=$(cut -d' ' -f1 /proc/uptime)
+	diag "manifest of $1: $(wc -l <"$2") paths in $(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.1f", b - a }') s"
+	if [ "$_rc" -ne 0 ] || [ -s "$2.err" ]; then
+		diag "manifest.sh exit $_rc; its errors:"
+		diagfile "$2.err"
+		return 1
+	fi
+	return 0
+}
+
+check_manifest() { # DESCRIPTION DIR [EXCLUDES]
+	if manifest_of "$2" "$TMPDIR/got" "${3:-}"; then
+		if [ -n "${3:-}" ]; then
+			sh "$D/manifest.sh" -x "$3" -F "$D/manifest" >"$TMPDIR/want"
+		else
+			cp "$D/manifest" "$TMPDIR/want"
+		fi
+		check "$1" same_manifest "$TMPDIR/want" "$TMPDIR/got"
+	else
+		notok "$1"
+	fi
+}
+
+diag "$LS_NAME: guest checks start at uptime $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)"
+
+# 1. our driver is the one in this kernel
+check "kernel log has our driver's init line 'livesquash: squashfs 4.0 driver'" \
+	sh -c "dmesg | grep -F 'livesquash: squashfs 4.0 driver'"
+
+# 2. / is an overlay on /run/rootfsbase
+root_type=$(mount_field / 3)
+root_opts=$(mount_field / 4)
+upper=$(echo "$root_opts" | tr ',' '\n' | sed -n 's/^upperdir=//p')
+root_is_overlay() {
+	echo "/ is $root_type ($root_opts)"
+	[ "$root_type" = overlay ] && has_opt "$root_opts" lowerdir=$BASE
+}
+check "/ is overlayfs with lowerdir=$BASE" root_is_overlay
+
+# 3. /run/rootfsbase is our squashfs on a loop device backed by the image
+base_dev=$(mount_field $BASE 1)
+base_type=$(mount_field $BASE 3)
+base_opts=$(mount_field $BASE 4)
+base_is_squashfs() {
+	echo "$BASE: $base_dev $base_type $base_opts"
+	[ "$base_type" = squashfs ] && has_opt "$base_opts" ro
+}
+check "$BASE is mounted read-only with fs type squashfs" base_is_squashfs
+loop_backing() { # /dev/loopN -> its backing file
+	cat "/sys/block/${1#/dev/}/loop/backing_file" 2>/dev/null
+}
+base_on_image() {
+	echo "$BASE: device $base_dev, backing file '$(loop_backing "$base_dev")'"
+	case $base_dev in /dev/loop*) ;; *) return 1 ;; esac
+	[ "$(loop_backing "$base_dev")" = "$IMG" ]
+}
+check "$BASE is a loop device backed by $IMG" base_on_image
+
+live_is_ro() {
+	echo "$LIVE: $(mount_field $LIVE 1) $(mount_field $LIVE 3) $(mount_field $LIVE 4)"
+	has_opt "$(mount_field $LIVE 4)" ro && [ -f "$IMG" ]
+}
+check "the medium is mounted read-only at $LIVE and holds $LS_IMG_REL" live_is_ro
+
+# 4. markers that must be in the image (remastered ISOs)
+if [ -s "$D/markers" ]; then
+	while read -r mpath msha; do
+		has_marker() {
+			for r in "$BASE" ""; do
+				got=$(sha256sum "$r/${mpath#./}" | cut -d' ' -f1)
+				echo "$r/${mpath#./}: sha256 '$got', want '$msha'"
+				[ "$got" = "$msha" ] || return 1
+			done
+		}
+		check "marker ${mpath#.} is in $BASE and in / with the expected content" has_marker
+	done <"$D/markers"
+fi
+
+# 5. the image as mounted at boot equals the host's manifest of the packed tree
+check_manifest "manifest of $BASE equals the host's manifest of the packed tree" $BASE
+
+# 6. / equals it too, except what changed at runtime: mount points and their
+# subtrees, paths in the overlay's upper dir (a directory there: itself only)
+: >"$TMPDIR/root.exclude"
+echo "= ." >>"$TMPDIR/root.exclude"
+awk '$2 != "/" { print "/ ." $2 }' /proc/mounts >>"$TMPDIR/root.exclude"
+if [ -n "$upper" ] && [ -d "$upper" ]; then
+	(cd "$upper" && find . -xdev -type d) | sed 's/^/= /' >>"$TMPDIR/root.exclude"
+	(cd "$upper" && find . -xdev ! -type d) | sed 's/^/\/ /' >>"$TMPDIR/root.exclude"
+fi
+diag "/: $(grep -c . "$TMPDIR/root.exclude") paths excluded as changed at runtime"
+check_manifest "manifest of / equals the host's, except mount points and runtime changes" / "$TMPDIR/root.exclude"
+
+# 7. writes land in the tmpfs upper, the lower layer stays as it was
+write_lands_in_upper() {
+	f=livesquash-write-test
+	echo "written at runtime" >"/$f" || return 1
+	echo "upper: $upper"
+	[ "$(cat "/$f")" = "written at runtime" ] || return 1
+	[ -f "$upper/$f" ] && [ "$(cat "$upper/$f")" = "written at runtime" ] || return 1
+	[ ! -e "$BASE/$f" ] || { echo "$BASE/$f exists"; return 1; }
+	echo "upper is on $(df -P "$upper" | awk 'NR == 2 { print $1 }')"
+	rm "/$f" && [ ! -e "/$f" ]
+}
+check "a new file in / lands in the overlay's upper dir, not in $BASE" write_lands_in_upper
+
+if [ -n "$LS_COPYUP" ]; then
+	copy_up() {
+		p=${LS_COPYUP#./}
+		want=$(awk -F '\t' -v p="$LS_COPYUP" '$1 == p { print $9 }' "$D/manifest")
+		echo "appended by guest.sh" >>"/$p" || return 1
+		lower=$(sha256sum "$BASE/$p" | cut -d' ' -f1)
+		echo "lower $BASE/$p: sha256 $lower, want $want"
+		[ -n "$want" ] && [ "$lower" = "$want" ] || return 1
+		tail -n 1 "$upper/$p" | grep -qx "appended by guest.sh" || { echo "not copied up to $upper/$p"; return 1; }
+		cmp "/$p" "$upper/$p"
+	}
+	check "appending to ${LS_COPYUP#.} copies it up; the lower file is unchanged" copy_up
+fi
+
+# 8. the image mounts a second time, read-only, elsewhere, as a user would
+# (util-linux may reuse the loop device, and so the superblock, of $BASE)
+MNT=$D/mnt
+mkdir -p "$MNT"
+check "the image loop-mounts a second time: mount -t squashfs -o ro,loop $IMG $MNT" \
+	mount -t squashfs -o ro,loop "$IMG" "$MNT"
+mnt_dev=$(mount_field "$MNT" 1)
+second_mount() {
+	echo "$MNT: $mnt_dev $(mount_field "$MNT" 3) $(mount_field "$MNT" 4), backing '$(loop_backing "$mnt_dev")'"
+	[ "$(mount_field "$MNT" 3)" = squashfs ] && has_opt "$(mount_field "$MNT" 4)" ro &&
+		[ "$(loop_backing "$mnt_dev")" = "$IMG" ]
+}
+check "the second mount is squashfs, read-only, on a loop device backed by the image" second_mount
+check_manifest "manifest of the second mount equals the host's" "$MNT"
+check "umount $MNT" umount "$MNT"
+check "$MNT is gone from /proc/mounts" sh -c "! grep -q ' $MNT ' /proc/mounts"
+
+# 9. a superblock of its own: a fresh read-only loop device, mounted; then every
+# cache dropped and everything read again from the device
+MNT2=$D/mnt2
+mkdir -p "$MNT2"
+loopdev=$(losetup -f 2>/dev/null)
+own_sb() {
+	echo "free loop device: '$loopdev' (in use by $BASE: $base_dev)"
+	[ -n "$loopdev" ] && [ "$loopdev" != "$base_dev" ] || return 1
+	losetup -r "$loopdev" "$IMG" || return 1
+	mount -t squashfs -o ro "$loopdev" "$MNT2" || return 1
+	echo "$MNT2: $(mount_field "$MNT2" 1) $(mount_field "$MNT2" 3) $(mount_field "$MNT2" 4)"
+	[ "$(mount_field "$MNT2" 3)" = squashfs ]
+}
+check "the image mounts with a superblock of its own: losetup -r on a free loop device, mount -t squashfs -o ro" own_sb
+check_manifest "manifest of that mount (cold caches) equals the host's" "$MNT2"
+sync
+check "echo 3 > /proc/sys/vm/drop_caches" sh -c 'echo 3 > /proc/sys/vm/drop_caches'
+check_manifest "manifest of that mount after drop_caches equals the host's" "$MNT2"
+check_manifest "manifest of $BASE after drop_caches equals the host's" $BASE
+
+# 10. umount works and the loop device can be released
+check "umount $MNT2" umount "$MNT2"
+released() {
+	grep -q " $MNT2 " /proc/mounts && { echo "$MNT2 still in /proc/mounts"; return 1; }
+	losetup -d "$loopdev" || return 1
+	b=$(loop_backing "$loopdev")
+	echo "$loopdev backing file after losetup -d: '$b'"
+	[ -z "$b" ]
+}
+check "after umount $MNT2 is gone from /proc/mounts and losetup -d frees $loopdev" released
+
+diag "$LS_NAME: guest checks end at uptime $(cut -d' ' -f1 /proc/uptime) s"
+echo "# livesquash guest checks done" >&3
+exec 3>&-
