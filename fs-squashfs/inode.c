@@ -283,15 +283,14 @@ struct inode *sqfs_iget(struct super_block *sb, u64 ref, u32 ino)
 	if (!ino || ino > SQFS_SB(sb)->inode_count)
 		return ERR_PTR(sqfs_corrupt(sb, "inode number %u out of range", ino));
 	inode = iget_locked(sb, ino);
-	if (!inode)
-		return ERR_PTR(-ENOMEM);
-	if (!(inode->i_state & I_NEW))
-		return inode;
+	if (!inode || !(inode->i_state & I_NEW))
+		return inode ?: ERR_PTR(-ENOMEM);	/* or already in memory */
+
 	err = sqfs_read_inode(inode, ref);
-	if (err) {
-		iget_failed(inode);
-		return ERR_PTR(err);
+	if (!err) {
+		unlock_new_inode(inode);
+		return inode;
 	}
-	unlock_new_inode(inode);
-	return inode;
+	iget_failed(inode);
+	return ERR_PTR(err);
 }

@@ -121,17 +121,17 @@ struct sqfs_opts {
 static int sqfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
 	struct sqfs_opts *opts = fc->fs_private;
-	struct fs_parse_result result;
-	int opt;
+	struct fs_parse_result res;
+	int opt = fs_parse(fc, sqfs_fs_parameters, param, &res);
 
-	opt = fs_parse(fc, sqfs_fs_parameters, param, &result);
-	if (opt < 0)
-		return opt;
-	if (opt == OPT_ERRORS) {
-		opts->errors = result.uint_32;
+	switch (opt) {
+	case OPT_ERRORS:
+		opts->errors = res.uint_32;
 		opts->errors_set = true;
+		return 0;
 	}
-	return 0;
+	/* -ENOPARAM lets the VFS take "source"; other errors are reported */
+	return opt < 0 ? opt : -EINVAL;
 }
 
 /* convert and check the superblock; the tables are checked as they load */
