@@ -104,6 +104,10 @@ static int sqfs_xattr_next_key(struct sqfs_xattr_walk *w)
 	return 1;
 }
 
+static const char *const sqfs_xattr_prefix[] = {
+	XATTR_USER_PREFIX, XATTR_TRUSTED_PREFIX, XATTR_SECURITY_PREFIX,
+};
+
 /* the value of the current key: its size, copied to @buf if it fits */
 static int sqfs_xattr_value(struct sqfs_xattr_walk *w, void *buf, size_t size,
 			    bool want)
@@ -119,13 +123,15 @@ static int sqfs_xattr_value(struct sqfs_xattr_walk *w, void *buf, size_t size,
 	if (err)
 		return err;
 	len = le32_to_cpu(vlen);
+	if (len > XATTR_SIZE_MAX)
+		goto bad;
 	if (!w->ool) {
 		if (!want || len > size || !buf)
 			return sqfs_meta_skip(w->sb, &w->cur, len) ?: len;
 		return sqfs_meta_read(w->sb, &w->cur, buf, len) ?: len;
 	}
 	if (len != sizeof(ref))
-		return sqfs_corrupt(w->sb, "bad out-of-line xattr value");
+		goto bad;
 	err = sqfs_meta_read(w->sb, &w->cur, &ref, sizeof(ref));
 	if (err || !want)
 		return err;
@@ -136,14 +142,15 @@ static int sqfs_xattr_value(struct sqfs_xattr_walk *w, void *buf, size_t size,
 	if (err)
 		return err;
 	len = le32_to_cpu(vlen);
+	if (len > XATTR_SIZE_MAX)
+		goto bad;
 	if (len > size || !buf)
 		return len;
 	return sqfs_meta_read(w->sb, &vc, buf, len) ?: len;
+bad:
+	return sqfs_corrupt(w->sb, "xattr %s%s: bad value size %u",
+			    sqfs_xattr_prefix[w->type], w->name, len);
 }
-
-static const char *const sqfs_xattr_prefix[] = {
-	XATTR_USER_PREFIX, XATTR_TRUSTED_PREFIX, XATTR_SECURITY_PREFIX,
-};
 
 ssize_t sqfs_listxattr(struct dentry *dentry, char *buf, size_t size)
 {
