@@ -13,8 +13,14 @@ export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 
 .PHONY: check check-quick check-suites check-accel check-lint
-check: deps ## build both ISOs, boot them in QEMU (BIOS, UEFI, remaster, missing medium): TAP, logs in build/tests/
+check: deps module ## the live-ISO boot tests (both ISOs, BIOS, UEFI, remaster, missing medium) and the driver tests; TAP, logs in build/tests/
+	@bash $(TOP)/boot-tests/check.sh
+
+check-live: deps ## only the live-ISO boot tests
 	@$(BOOT_TESTS) all
+
+check-driver: deps kernel module ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
+	@bash $(TOP)/boot-tests/driver/run.sh quick
 
 check-quick: deps ## build and boot the busybox ISO once (BIOS) with every guest check
 	@$(BOOT_TESTS) quick

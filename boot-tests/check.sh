@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# make check: the live-ISO boot tests (run.sh all), then the driver's direct-boot
+# tests (driver/run.sh quick); each prints its own TAP, and the last line adds
+# both up: "total: N passed, N failed". Exit status non-zero if either failed.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD=${BUILD:-$(dirname "$here")/build}
+mkdir -p "$BUILD/tests"
+
+passed=0 failed=0 status=0
+suite() { # name command...
+	local name=$1 log=$BUILD/tests/check-$1.log rc line p f
+	shift
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [[ -z $line ]]; then
+		echo "not ok - $name printed no summary (exit $rc)"
+		failed=$((failed + 1))
+		status=1
+		return
+	fi
+	read -r p _ f _ <<< "${line//,/}"
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[[ $rc -eq 0 && $f -eq 0 ]] || status=1
+}
+
+suite live bash "$here/run.sh" all
+suite driver bash "$here/driver/run.sh" quick
+echo "total: $passed passed, $failed failed"
+exit "$status"

@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+"""boot-tests/driver/check.py: expected manifests and the TAP report of run.sh.
+
+  check.py expect RUNDIR        write RUNDIR/exp-ID.man for each image of
+                                RUNDIR/good.tsv, print "ID SHA256" lines
+  check.py report RUNDIR N      read the guests' results (RUNDIR/*.out.txt, *.console),
+                                print TAP numbered from N+1, write
+                                RUNDIR/report.counts ("LAST FAILED")
+Expected manifest = the manifest of the tree that was packed, changed only where a
+writer is known not to store something:
+  mk -no-xattrs    no xattrs
+  gen (gensquashfs --pack-dir): no hard links (nlink 1), no empty-valued xattrs, the
+                   root directory's mtime is 0
+  tar (GNU tar | tar2sqfs): no sockets (tar cannot hold them)
+run.sh checks each expected manifest against unsquashfs's extraction of the image.
+"""
+import base64
+import difflib
+import glob
+import gzip
+import hashlib
+import os
+import re
+import struct
+import sys
+
+BAD_RE = re.compile(r"BUG:|WARNING:|Oops|Call Trace|KASAN|general protection|"
+                    r"Kernel panic|UBSAN|list_add corruption|soft lockup|hung_task|"
+                    r"blocked for more than")
+
+
+def read_tsv(path):
+    rows = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if line:
+                    rows.append(line.split("\t"))
+    return rows
+
+
+def expected(lines, writer, opts):
+    out = []
+    for line in lines:
+        f = line.split(b"\t")
+        if writer == "tar" and int(f[1], 16) & 0o170000 == 0o140000:
+            continue
+        if writer == "mk" and "-no-xattrs" in opts.split():
+            f[8] = b"-"
+        if writer == "gen":
+            if f[0] == b".":
+                f[4] = b"0"
+            if f[5] not in (b"-", b"1"):
+                f[5] = b"1"
+                f[9] = b"-"
+            if f[8] != b"-":
+                kept = [x for x in f[8].split(b";") if not x.endswith(b"=")]
+                f[8] = b";".join(kept) if kept else b"-"
+        out.append(b"\t".join(f))
+    return out
+
+
+def cmd_expect(rundir):
+    for row in read_tsv(os.path.join(rundir, "good.tsv")):
+        iid, img, writer, comp, bs, opts, tree = row
+        with open(os.path.join(rundir, "tree-%s.man" % tree), "rb") as f:
+            lines = f.read().split(b"\n")[:-1]
+        data = b"".join(x + b"\n" for x in expected(lines, writer, opts))
+        with open(os.path.join(rundir, "exp-%s.man" % iid), "wb") as f:
+            f.write(data)
+        print(iid, hashlib.sha256(data).hexdigest())
+
+
+class Tap:
+    def __init__(self, start):
+        self.n = start
+        self.failed = 0
+
+    def ok(self, cond, text, detail=None):
+        self.n += 1
+        if cond:
+            print("ok %d - %s" % (self.n, text))
+        else:
+            self.failed += 1
+            print("not ok %d - %s" % (self.n, text))
+            if detail:
+                for d in detail if isinstance(detail, list) else [detail]:
+                    print("#   " + d)
+
+    @staticmethod
+    def note(text):
+        print("# " + text)
+
+
+def parse_out(rundir, boot):
+    """results[(drv, id)] = {KEY: rest of line, 'b64': bytes}; misc lines"""
+    results, misc = {}, []
+    files = sorted(glob.glob(os.path.join(rundir, "%s.*.out.txt" % boot)),
+                   key=lambda p: int(p.rsplit(".", 3)[-3]))
+    for path in files:
+        cur, b64 = None, None
+        with open(path, "rb") as f:
+            for raw in f:
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                if b64 is not None:
+                    if line.startswith("@@ B64-END"):
+                        try:
+                            cur["manifest"] = gzip.decompress(base64.b64decode("".join(b64)))
+                        except Exception as e:  # noqa: BLE001 - report, don't crash
+                            cur["manifest-error"] = str(e)
+                        b64 = None
+                    else:
+                        b64.append(line.strip())
+                    continue
+                if not line.startswith("@@ "):
+                    continue
+                words = line[3:].split(" ", 1)
+                key, rest = words[0], words[1] if len(words) > 1 else ""
+                if key == "BEGIN":
+                    drv, iid = rest.split()[:2]
+                    cur = results.setdefault((drv, iid), {})
+                    cur.clear()
+                elif key == "END":
+                    if cur is not None:
+                        cur["END"] = True
+                    cur = None
+                elif key == "B64-BEGIN":
+                    b64 = []
+                elif cur is not None:
+                    cur[key] = rest
+                else:
+                    misc.append(line[3:])
+    return results, misc
+
+
+def console_segments(rundir, boot):
+    """segments[(drv, id)] = console lines; outside = lines outside any image"""
+    segs, outside = {}, []
+    for path in sorted(glob.glob(os.path.join(rundir, "%s.*.console" % boot))):
+        cur = None
+        with open(path, "rb") as f:
+            for raw in f:
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                m = re.search(r"lsqtest: (BEGIN|END) (\S+) (\S+)", line)
+                if m:
+                    cur = segs.setdefault((m.group(2), m.group(3)), []) if m.group(1) == "BEGIN" else None
+                    continue
+                (cur if cur is not None else outside).append(line)
+    return segs, outside
+
+
+def kv(rest):
+    return dict(re.findall(r"(\S+?)=(\S*)", rest))
+
+
+def superblock(img):
+    with open(img, "rb") as f:
+        d = f.read(96)
+    v = struct.unpack_from("<IIIIIHHHHHHQQ", d)
+    return {"inodes": v[1], "block_size": v[3], "block_log": v[6], "bytes_used": v[12]}
+
+
+def first_diff(want, got, n=4):
+    w = want.decode("utf-8", "replace").splitlines()
+    g = got.decode("utf-8", "replace").splitlines()
+    out = []
+    for line in difflib.unified_diff(w, g, "host", "guest", n=0, lineterm=""):
+        if line.startswith(("---", "+++", "@@")):
+            continue
+        out.append(line[:220].replace("\t", " | "))
+        if len(out) >= n:
+            break
+    return out
+
+
+def bad_console(lines):
+    return [x for x in lines if BAD_RE.search(x)]
+
+
+def cmd_report(rundir, start):
+    tap = Tap(start)
+    good = {r[0]: r for r in read_tsv(os.path.join(rundir, "good.tsv"))}
+    bad = {r[0]: r for r in read_tsv(os.path.join(rundir, "bad.tsv"))}
+    expsha = dict(x.split() for x in open(os.path.join(rundir, "expected")).read().split("\n") if x)
+    hung = [x.split() for x in open(os.path.join(rundir, "hung")).read().split("\n") if x]
+    boots = [("ours-good", ["builtin"], "good", "small"), ("debian-good", ["stock", "ours"], "good", "small"),
+             ("ours-big", ["builtin"], "good", "big"), ("debian-big", ["stock", "ours"], "good", "big"),
+             ("ours-bad", ["builtin"], "bad", None), ("debian-bad", ["stock", "ours"], "bad", None)]
+    label = {"builtin": "our driver built in", "stock": "stock module", "ours": "our module"}
+    allres = {}
+    for boot, drvs, gmode, treekind in boots:
+        if gmode == "good":
+            ids = [i for i, r in good.items() if (r[6] == "big") == (treekind == "big")]
+        else:
+            ids = sorted(bad)
+        if not ids:
+            continue
+        res, misc = parse_out(rundir, boot)
+        segs, outside = console_segments(rundir, boot)
+        if not glob.glob(os.path.join(rundir, "%s.*.out.txt" % boot)):
+            if os.environ.get("DRIVER_ONLY") and boot not in os.environ["DRIVER_ONLY"].split():
+                continue
+            tap.ok(False, "%s: booted" % boot, "no output file")
+            continue
+        tap.ok(any(m == "DONE" for m in misc) or any(h[0] == boot for h in hung),
+               "%s: guest ran to the end (or was restarted past a hang)" % boot,
+               [m for m in misc][:5])
+        disks = [m for m in misc if m.startswith("DISKS")]
+        tap.ok(disks and all(int(d.split()[1]) == len(ids) for d in disks),
+               "%s: guest sees all %d disks (%s)" % (boot, len(ids), disks[:1]))
+        badout = bad_console(outside)
+        tap.ok(not badout, "%s: console clean outside the images (no BUG/WARNING/Oops/Call Trace)" % boot,
+               badout[:5])
+        for drv in drvs:
+            if drv in ("stock", "ours"):
+                ins = [m for m in misc if m.startswith("INSMOD %s" % drv)]
+                tap.ok(ins and all(" ok" in m for m in ins), "%s: insmod %s squashfs.ko" % (boot, label[drv]), ins)
+                rm = [m for m in misc if m.startswith("RMMOD %s" % drv)]
+                tap.ok(rm and all("rc=0" in m for m in rm), "%s: rmmod %s squashfs.ko" % (boot, label[drv]), rm)
+            dl = [m for m in misc if m.startswith("DRIVER %s " % drv)]
+            banner = [int(kv(m).get("banner", "0")) for m in dl]
+            if drv == "stock":
+                cond = dl and all(b == 0 for b in banner)
+                what = "no livesquash banner while the stock driver is loaded"
+            else:
+                cond = dl and all(b >= 1 for b in banner)
+                what = "dmesg has 'livesquash: squashfs 4.0 driver' (ours is the one in use)"
+            tap.ok(cond, "%s %s: %s" % (boot, label[drv], what), dl)
+            for iid in ids:
+                r = res.get((drv, iid))
+                seg = segs.get((drv, iid), [])
+                allres[(boot.split("-")[0], gmode, drv, iid)] = (r, seg)
+                name = "%s, %s: %s" % ({"ours": "our kernel", "debian": "debian kernel"}[boot.split("-")[0]],
+                                        label[drv], iid)
+                hangs = [h for h in hung if h[0] == boot and h[1] == drv and h[2] == iid]
+                if gmode == "good":
+                    check_good(tap, name, r, seg, good[iid], expsha.get(iid), rundir, hangs)
+                else:
+                    check_bad(tap, name, r, seg, bad[iid], drv, hangs)
+    compare(tap, allres, good, bad)
+    with open(os.path.join(rundir, "report.counts"), "w") as f:
+        f.write("%d %d\n" % (tap.n, tap.failed))
+    return 0
+
+
+def desc(row):
+    iid, img, w, c, bs, opts, tree = row
+    return "%s %s %s%s%s" % (w, c, bs, " " + opts if opts else "", " big tree" if tree == "big" else "")
+
+
+def check_good(tap, name, r, seg, row, want, rundir, hangs):
+    d = "%s (%s)" % (name, desc(row))
+    if r is None or "END" not in r:
+        tap.ok(False, "%s: has a result" % d,
+               "guest hung or crashed here: see console" if hangs or r else "no result")
+        badc = bad_console(seg)
+        if badc:
+            for x in badc[:8]:
+                tap.note("  console: " + x)
+        return
+    mount = r.get("MOUNT", "")
+    if not mount.startswith("ok"):
+        tap.ok(False, "%s: mounts" % d, mount)
+        return
+    m = kv(r.get("MANIFEST", ""))
+    got = m.get("sha")
+    detail = ["manifest.sh rc=%s stderr lines=%s: %s" % (m.get("rc"), m.get("stderr"), r.get("MANIFEST", "")[-200:])]
+    if got != want:
+        exp = open(os.path.join(rundir, "exp-%s.man" % row[0]), "rb").read()
+        if "manifest" in r:
+            detail += ["first differences (- host, + guest):"] + first_diff(exp, r["manifest"])
+            with open(os.path.join(rundir, "guest-%s.man" % re.sub(r"[^A-Za-z0-9]+", "_", name)), "wb") as f:
+                f.write(r["manifest"])
+        else:
+            detail.append("guest manifest not received: %s" % r.get("manifest-error", "not sent"))
+    tap.ok(got == want and m.get("rc") == "0" and m.get("stderr") == "0",
+           "%s: mounts, manifest equals the host's (%s lines)" % (d, m.get("lines")), detail)
+    rr = kv(r.get("REREAD", ""))
+    tap.ok(rr.get("sha") == got and rr.get("rc") == "0",
+           "%s: re-read after drop_caches gives the same manifest" % d, r.get("REREAD"))
+    rd = r.get("READDIR", "")
+    rdk = kv(rd)
+    tap.ok(rdk.get("rc") == "0" and rdk.get("fail") == "0" and int(rdk.get("dirs", "0")) > 0,
+           "%s: getdents64 with a 300-byte buffer = with 1 MiB, d_ino/d_type = lstat (%s dirs)"
+           % (d, rdk.get("dirs")), rd)
+    sb = superblock(row[1])
+    bs = sb["block_size"]
+    exp_statfs = "73717368 %d %d %d 0 0 %d 0 256" % (bs, bs, ((sb["bytes_used"] - 1) >> sb["block_log"]) + 1,
+                                                    sb["inodes"])
+    tap.ok(r.get("STATFS") == exp_statfs, "%s: statfs (type bsize frsize blocks bfree bavail files ffree namelen) = %s"
+           % (d, exp_statfs), "got %s" % r.get("STATFS"))
+    rw = r.get("REMOUNT-RW", "")
+    rwk = kv(rw)
+    opts = rwk.get("opts", "")
+    tap.ok(rwk.get("touch") not in (None, "0") and opts.split(",")[:1] == ["ro"],
+           "%s: after mount -o remount,rw the fs stays read-only (remount rc=%s, opts %s, touch fails)"
+           % (d, rwk.get("rc"), opts), rw)
+    ec = r.get("ERRORS-CONTINUE", "")
+    bo = kv(r.get("BADOPTION", ""))
+    tap.ok(ec.startswith("rc=0") and "errors=continue" in ec and bo.get("rc") not in (None, "0"),
+           "%s: -o errors=continue shows in /proc/mounts, an unknown option is refused" % d,
+           ["errors=continue: " + ec, "bad option: " + r.get("BADOPTION", "")])
+    nr = r.get("MOUNT-NO-RO", "")
+    tap.ok(re.match(r"rc=0 squashfs ro[, ]", nr) is not None or (not nr.startswith("rc=0") and nr != ""),
+           "%s: a mount without -o ro is read-only or refused" % d, nr)
+    badc = bad_console(seg) + driver_msgs(seg)
+    tap.ok(not badc, "%s: console clean (no BUG/WARNING/Oops/Call Trace, no driver error)" % d, badc[:8])
+
+
+def outcome(r, seg=None):
+    if r is None or "END" not in r:
+        return "HANG/CRASH"
+    if not r.get("MOUNT", "").startswith("ok"):
+        return "mount-fails"
+    w = kv(r.get("WALK", ""))
+    if any(w.get(k, "0") != "0" for k in ("ls", "cat", "xattr", "readdir")) or w.get("errors", "0") != "0":
+        return "walk-errors"
+    if seg is not None and driver_msgs(seg):
+        return "clean-walk-but-kernel-logged-error"
+    return "clean"
+
+
+def driver_msgs(seg):
+    keep = [x for x in seg if re.search(r"squashfs|SQUASHFS|livesquash|I/O error|error", x)
+            and "nosuchoption" not in x and "drop_caches" not in x]
+    return [re.sub(r"^\[\s*[\d.]+\]\s*", "", x) for x in keep]
+
+
+def check_bad(tap, name, r, seg, row, drv, hangs):
+    iid, path, vname, expect, what = row
+    d = "%s %s (%s)" % (name, vname, what)
+    badc = bad_console(seg)
+    clean = not badc and not hangs and r is not None and "END" in r
+    why = (["hung or crashed (boot restarted past it)"] if hangs or r is None or "END" not in r else []) + badc[:10]
+    if drv == "stock":
+        # the stock driver is an oracle, not under test: its crashes are reported
+        if not clean:
+            tap.note("STOCK CRASH %s: %s" % (d, " | ".join(why)[:600]))
+    else:
+        tap.ok(clean, "%s: no BUG/Oops/WARNING/hang" % d, why)
+    oc = outcome(r, seg)
+    if r is not None and "END" in r and r.get("MOUNT", "").startswith("ok"):
+        inv = r.get("INVALID", "0")
+        if drv == "stock":
+            if inv.split()[:1] != ["0"]:
+                tap.note("  stock driver returned an invalid value to userspace: %s" % inv)
+        else:
+            tap.ok(inv.split()[:1] == ["0"], "%s: errors reach userspace as -1 + errno (no invalid return values)" % d,
+                   inv)
+    if r is not None:
+        msgs = driver_msgs(seg)
+        tap.note("  %s: %s; %s%s" % (vname, oc, r.get("MOUNT", "")[:150] if oc == "mount-fails" else r.get("WALK", "")[:200],
+                                     ("; kernel: " + msgs[0][:160]) if msgs else ""))
+    if drv in ("builtin", "ours") and expect == "error":
+        tap.ok(oc in ("mount-fails", "walk-errors"),
+               "%s: the mount or the walk reports an error" % d, "outcome: %s" % oc)
+
+
+def compare(tap, allres, good, bad):
+    """ours (built-in, module) against the stock driver, image by image"""
+    tap.note("--- ours against the stock driver ---")
+    gdiffs = {}
+    for iid in sorted(good):
+        stock = allres.get(("debian", "good", "stock", iid))
+        if not stock or not stock[0]:
+            continue
+        s = stock[0]
+        for kern, drv in (("ours", "builtin"), ("debian", "ours")):
+            o = allres.get((kern, "good", drv, iid))
+            if not o or not o[0]:
+                continue
+            o = o[0]
+            sm, om = kv(s.get("MANIFEST", "")).get("sha"), kv(o.get("MANIFEST", "")).get("sha")
+            tap.ok(sm == om and sm is not None, "%s: %s manifest equals the stock driver's" % (iid, drv),
+                   "stock %s, ours %s" % (sm, om))
+            tap.ok(s.get("STATFS") == o.get("STATFS"), "%s: %s statfs equals the stock driver's" % (iid, drv),
+                   "stock %s, ours %s" % (s.get("STATFS"), o.get("STATFS")))
+            for key in ("XATTR-ROOT", "REMOUNT-RW", "MOUNT-NO-RO", "ERRORS-CONTINUE", "BADOPTION", "DF"):
+                a, b = s.get(key, ""), o.get(key, "")
+                a, b = re.sub(r"/dev/vd[a-z]+", "/dev/vdX", a), re.sub(r"/dev/vd[a-z]+", "/dev/vdX", b)
+                if a != b:
+                    gdiffs.setdefault((key, a, b), []).append("%s(%s)" % (iid, drv))
+    for (key, a, b), where in sorted(gdiffs.items()):
+        tap.note("DIFF %s: stock '%s' / ours '%s' on %d image runs: %s" % (key, a, b, len(where),
+                                                                          " ".join(where[:6]) + (" ..." if len(where) > 6 else "")))
+    diffs = 0
+    for iid in sorted(bad):
+        vname, expect = bad[iid][2], bad[iid][3]
+        st = allres.get(("debian", "bad", "stock", iid))
+        ob = allres.get(("ours", "bad", "builtin", iid))
+        om = allres.get(("debian", "bad", "ours", iid))
+        if not st:
+            continue
+        so = outcome(st[0], st[1])
+        oo = [outcome(x[0], x[1]) if x else "?" for x in (ob, om)]
+        if so != oo[0] or so != oo[1]:
+            diffs += 1
+            sk = driver_msgs(st[1])
+            ok_ = driver_msgs(ob[1]) if ob else []
+            tap.note("DIFF %s %s (expect %s): stock %s%s | ours built-in %s%s | ours module %s" % (
+                iid, vname, expect, so, (" [" + sk[0][:100] + "]") if sk else "",
+                oo[0], (" [" + ok_[0][:100] + "]") if ok_ else "", oo[1]))
+    tap.note("%d corrupted images behave differently in stock and ours (mount-fails / walk-errors / clean)" % diffs)
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "expect":
+        cmd_expect(sys.argv[2])
+        return 0
+    if len(sys.argv) == 4 and sys.argv[1] == "report":
+        return cmd_report(sys.argv[2], int(sys.argv[3]))
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,381 @@
+#!/bin/bash
+# boot-tests/driver/run.sh: direct-boot tests of our squashfs driver (no GRUB, no dracut).
+#
+# usage: bash boot-tests/driver/run.sh [quick|full]
+#   quick  ~16 images (every compressor, block size and variant at least once, plus
+#          squashfs-tools-ng images), ~40 corrupted images; 4 QEMU boots
+#   full   the whole matrix (compressors x block sizes x variants, extras, both
+#          squashfs-tools-ng writers for each compressor and block size) plus a big
+#          tree (5 GiB sparse file, 100,000-entry directory)
+# Boots our kernel (a copy of build/kobj/arch/x86/boot/bzImage, squashfs built in) and
+# Debian's kernel with the stock squashfs.ko and ours (build/module/squashfs.ko) as
+# modules; compares every manifest with the host's, and each driver with the others.
+# TAP on stdout, ending with "N passed, N failed"; exit 1 on any failure.
+# Logs and results: build/driver-tests/run-MODE/. Images cached: build/driver-tests/img/.
+#
+# Environment: ACCEL (auto|kvm|tcg, see boot-tests/accel.sh), LS_KERNEL (our bzImage),
+# DEB_KERNEL (default /boot/vmlinuz-<newest with modules>), DRIVER_TIMEOUT (seconds per
+# boot, default 1200 quick / 14400 full), DRIVER_STALL (seconds without guest output
+# that count as a hang, default 240; 3600 for the big tree), SENDALL=1 (send every
+# guest manifest), DRIVER_BOOTS=no (host checks only: trees, images, unsquashfs),
+# DRIVER_ONLY="ours-good ..." (only these boots), DRIVER_RUNDIR (instead of
+# build/driver-tests/run-MODE), DRIVER_TEST_HANG=DRV:ID (the guest stops at that image:
+# a test of the hang watchdog and restart).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=${TOP:-$(cd "$here/../.." && pwd)}
+BUILD=${BUILD:-$TOP/build}
+mode=${1:-quick}
+case $mode in quick | full) ;; *)
+	echo "usage: run.sh [quick|full]" >&2
+	exit 2
+	;;
+esac
+
+D=$BUILD/driver-tests
+R=${DRIVER_RUNDIR:-$D/run-$mode}
+IMG=$D/img
+rm -rf "$R"
+mkdir -p "$R" "$IMG" "$D/bin"
+t_start=$(date +%s)
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $*"
+}
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $*"
+}
+note() { echo "# $*"; }
+die() {
+	not_ok "$*"
+	echo "$((n - failed)) passed, $failed failed"
+	exit 1
+}
+
+# --- kernels: copies, so that a rebuild by the lead does not change them under us ---
+LS_KERNEL=${LS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
+kver=$(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' | sort -V | tail -n 1)
+DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
+MODDIR=/lib/modules/$kver
+OUR_KO=$BUILD/module/squashfs.ko
+for f in "$LS_KERNEL" "$DEB_KERNEL" "$OUR_KO" "$MODDIR/kernel/fs/squashfs/squashfs.ko"; do
+	[[ -f $f ]] || die "missing $f (make kernel / make module / linux-image-amd64)"
+done
+cp "$LS_KERNEL" "$R/bzImage-ours"
+cp "$DEB_KERNEL" "$R/vmlinuz-debian"
+cp "$OUR_KO" "$R/squashfs-ours.ko"
+if [[ $(modinfo -F vermagic "$OUR_KO" | cut -d ' ' -f 1) != "$kver" ]]; then
+	die "$OUR_KO is not built for $kver ($(modinfo -F vermagic "$OUR_KO"))"
+fi
+accel=$(bash "$TOP/boot-tests/accel.sh")
+note "mode=$mode accel=$accel our kernel=$LS_KERNEL debian kernel=$DEB_KERNEL module=$OUR_KO"
+
+# --- helper, trees, host manifests ---
+if [[ ! -x $D/bin/lsqx || $here/lsqx.c -nt $D/bin/lsqx ]]; then
+	gcc -O2 -Wall -static -o "$D/bin/lsqx" "$here/lsqx.c"
+	gcc -O2 -Wall -o "$D/bin/lsqx-host" "$here/lsqx.c"
+fi
+manifest() { LSQX=$D/bin/lsqx-host sh "$here/manifest.sh" "$1"; }
+
+trees=(std small)
+[[ $mode == full ]] && trees+=(big)
+for t in "${trees[@]}"; do
+	bash "$here/gentree.sh" "$D/tree-$t" "$t"
+	manifest "$D/tree-$t" >"$R/tree-$t.man"
+	note "tree $t: $(wc -l <"$R/tree-$t.man") paths, manifest sha256 $(sha256sum <"$R/tree-$t.man" | cut -c1-16)"
+done
+# determinism: a second generation of the small tree gives the same manifest
+bash "$here/gentree.sh" "$R/tree-again" small
+manifest "$R/tree-again" >"$R/tree-again.man"
+rm -rf "$R/tree-again"
+if cmp -s "$R/tree-again.man" "$R/tree-small.man"; then
+	ok "gentree.sh is deterministic (small tree generated twice, same manifest)"
+else
+	not_ok "gentree.sh is deterministic: $(diff "$R/tree-again.man" "$R/tree-small.man" | head -n 3 | tr '\n' '|')"
+fi
+
+# --- the image matrix ---
+# lines: id|writer|compressor|block size|options|tree
+matrix() {
+	if [[ $mode == quick ]]; then
+		cat <<-'EOF'
+			g01|mk|gzip|128K||std
+			g02|mk|xz|4K|-no-fragments|std
+			g03|mk|lzo|1M|-always-use-fragments|std
+			g04|mk|lz4|128K|-noI -noD -noF -noX|std
+			g05|mk|zstd|4K|-no-duplicates|std
+			g06|mk|gzip|1M|-no-exports|std
+			g07|mk|xz|128K|-no-xattrs|std
+			g08|mk|lzo|4K||std
+			g09|mk|lz4|1M|-no-fragments|std
+			g10|mk|zstd|1M|-always-use-fragments|std
+			g11|mk|xz|1M|-Xbcj x86|std
+			g12|mk|lz4|4K|-Xhc|std
+			g13|mk|gzip|4K|-Xwindow-size 10|std
+			g14|mk|zstd|128K|-Xcompression-level 19|std
+			g15|gen|xz|128K||std
+			g16|tar|lzo|1M||std
+		EOF
+		return
+	fi
+	local i=0 c b v
+	local variants=("" "-no-fragments" "-always-use-fragments" "-noI -noD -noF -noX"
+		"-no-duplicates" "-no-exports" "-no-xattrs")
+	for c in gzip xz lzo lz4 zstd; do
+		for b in 4K 128K 1M; do
+			for v in "${variants[@]}"; do
+				i=$((i + 1))
+				printf 'm%03d|mk|%s|%s|%s|std\n' "$i" "$c" "$b" "$v"
+			done
+		done
+	done
+	for b in 4K 128K 1M; do
+		printf 'x%s1|mk|xz|%s|-Xbcj x86|std\n' "$b" "$b"
+		printf 'x%s2|mk|lz4|%s|-Xhc|std\n' "$b" "$b"
+		printf 'x%s3|mk|gzip|%s|-Xwindow-size 10|std\n' "$b" "$b"
+		printf 'x%s4|mk|zstd|%s|-Xcompression-level 19|std\n' "$b" "$b"
+		for c in gzip xz lzo lz4 zstd; do
+			printf 'n%s%s|gen|%s|%s||std\n' "$b" "$c" "$c" "$b"
+			printf 't%s%s|tar|%s|%s||std\n' "$b" "$c" "$c" "$b"
+		done
+	done
+	echo 'big1|mk|gzip|128K||big'
+	echo 'big2|mk|zstd|1M|-no-fragments|big'
+	echo 'big3|gen|xz|4K||big'
+}
+
+bytes() { case $1 in *K) echo $((${1%K} * 1024)) ;; *M) echo $((${1%M} * 1048576)) ;; *) echo "$1" ;; esac }
+
+# build_image ID WRITER COMP BS OPTS TREE -> prints the image path (cached by content)
+build_image() {
+	local id=$1 w=$2 c=$3 bs=$4 opts=$5 tree=$6 key img tmp
+	local -a o=()
+	read -r -a o <<<"$opts"
+	key=$( {
+		sha256sum <"$R/tree-$tree.man"
+		echo "$w|$c|$bs|$opts"
+		case $w in
+		mk) mksquashfs -version | head -n 1 ;;
+		gen) gensquashfs --version | head -n 1 ;;
+		tar) tar2sqfs --version | head -n 1 ;;
+		esac
+	} | sha256sum | cut -c1-24)
+	img=$IMG/$key.img
+	if [[ ! -s $img ]]; then
+		tmp=$img.tmp
+		rm -f "$tmp"
+		case $w in
+		mk) mksquashfs "$D/tree-$tree" "$tmp" -noappend -comp "$c" -b "$bs" -processors 1 \
+			-no-progress -quiet "${o[@]}" >"$R/mk-$id.log" 2>&1 ;;
+		gen) gensquashfs -D "$D/tree-$tree" -k -x -c "$c" -b "$(bytes "$bs")" -j 1 -q -f \
+			"${o[@]}" "$tmp" >"$R/mk-$id.log" 2>&1 ;;
+		tar) tar --format=pax --xattrs --xattrs-include='*' --sparse --numeric-owner \
+			-C "$D/tree-$tree" -cf - . 2>"$R/tar-$id.log" |
+			tar2sqfs -c "$c" -b "$(bytes "$bs")" -j 1 -q -f "${o[@]}" "$tmp" >"$R/mk-$id.log" 2>&1 ;;
+		esac
+		mv "$tmp" "$img"
+	fi
+	echo "$img"
+}
+
+: >"$R/good.tsv"
+t0=$(date +%s)
+while IFS='|' read -r id w c bs opts tree; do
+	if img=$(build_image "$id" "$w" "$c" "$bs" "$opts" "$tree"); then
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$img" "$w" "$c" "$bs" "$opts" "$tree" >>"$R/good.tsv"
+	else
+		not_ok "image $id ($w $c $bs $opts) builds: $(tail -n 2 "$R/mk-$id.log" | tr '\n' '|')"
+	fi
+done < <(matrix)
+nimg=$(wc -l <"$R/good.tsv")
+note "image matrix: $nimg images in $(($(date +%s) - t0)) s"
+
+# expected manifests (the tree's, with each writer's known deviations) and host
+# cross-check: unsquashfs (squashfs-tools, not ours) extracts each image and must
+# give the expected manifest.
+python3 "$here/check.py" expect "$R" >"$R/expected"
+while IFS= read -r line; do
+	# (not IFS=tab: tab is white space to read, an empty field would vanish)
+	IFS='|' read -r id img w c bs opts _ <<<"${line//$'\t'/|}"
+	mark=$img.unsquashfs-ok
+	if [[ -e $mark && $(cat "$mark") == "$(sha256sum <"$R/exp-$id.man")" ]]; then
+		ok "host: unsquashfs of $id ($w $c $bs${opts:+ $opts}) gives the expected manifest (cached)"
+		continue
+	fi
+	rm -rf "$R/unsq"
+	if ! unsquashfs -d "$R/unsq" -no-progress "$img" >"$R/unsq-$id.log" 2>&1; then
+		not_ok "host: unsquashfs of $id ($w $c $bs${opts:+ $opts}): $(tail -n 2 "$R/unsq-$id.log" | tr '\n' '|')"
+		continue
+	fi
+	manifest "$R/unsq" >"$R/unsq-$id.man"
+	rm -rf "$R/unsq"
+	if cmp -s "$R/unsq-$id.man" "$R/exp-$id.man"; then
+		sha256sum <"$R/exp-$id.man" >"$mark"
+		ok "host: unsquashfs of $id ($w $c $bs${opts:+ $opts}) gives the expected manifest"
+		rm -f "$R/unsq-$id.man"
+	else
+		not_ok "host: unsquashfs of $id ($w $c $bs${opts:+ $opts}) gives the expected manifest: $(diff "$R/exp-$id.man" "$R/unsq-$id.man" | head -n 3 | cut -c1-200 | tr '\n\t' '| ')"
+	fi
+done <"$R/good.tsv"
+
+# --- corrupted images, from one small image ---
+base=$(build_image base mk gzip 4K "-noI -noF -noX" small)
+base2=$(build_image base2 mk gzip 4K "" small)
+mkdir -p "$R/bad"
+if python3 "$here/corrupt.py" "$base" "$base2" "$R/bad" >"$R/bad.tsv" 2>"$R/corrupt.log"; then
+	ok "corrupt.py made $(wc -l <"$R/bad.tsv") corrupted images from two gzip 4K images of the small tree"
+else
+	not_ok "corrupt.py: $(tail -n 3 "$R/corrupt.log" | tr '\n' '|')"
+fi
+
+# --- initramfs: busybox, lsqx, manifest.sh, /init (+ Debian's modules) ---
+# mkinitrd OUT [debian]
+mkinitrd() {
+	local out=$1 s=$R/initrd-stage a
+	rm -rf "$s"
+	mkdir -p "$s/bin" "$s/dev" "$s/proc" "$s/sys" "$s/mnt" "$s/tmp"
+	cp /bin/busybox "$s/bin/busybox"
+	for a in $(/bin/busybox --list); do
+		[[ $a == busybox ]] || ln -s busybox "$s/bin/$a"
+	done
+	cp "$D/bin/lsqx" "$s/bin/lsqx"
+	cp "$here/manifest.sh" "$s/bin/manifest.sh"
+	cp "$here/guest-init.sh" "$s/init"
+	chmod 755 "$s/init"
+	cp "$R/expected" "$s/expected"
+	mknod "$s/dev/console" c 5 1
+	if [[ ${2:-} == debian ]]; then
+		mkdir -p "$s/lib/modules/deps" "$s/lib/modules/drv/stock" "$s/lib/modules/drv/ours"
+		for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
+			cp "$(modinfo -k "$kver" -n "$a")" "$s/lib/modules/deps/$a.ko"
+		done
+		cp "$MODDIR/kernel/fs/squashfs/squashfs.ko" "$s/lib/modules/drv/stock/squashfs.ko"
+		cp "$R/squashfs-ours.ko" "$s/lib/modules/drv/ours/squashfs.ko"
+	fi
+	(cd "$s" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$out"
+	rm -rf "$s"
+}
+mkinitrd "$R/initrd-ours.gz"
+mkinitrd "$R/initrd-debian.gz" debian
+
+# --- QEMU boots ---
+# boot NAME KERNEL INITRD MODE DRIVERS LIST: boots until every (driver, disk) pair
+# is done; a boot that hangs or dies is restarted without the pair it was on.
+boot_timeout=${DRIVER_TIMEOUT:-$([[ $mode == quick ]] && echo 1200 || echo 14400)}
+stall=${DRIVER_STALL:-240}
+boot() {
+	if [[ -n ${DRIVER_ONLY:-} && " $DRIVER_ONLY " != *" $1 "* ]]; then
+		return 0
+	fi
+	local name=$1 kernel=$2 initrd=$3 gmode=$4 drvs=$5 list=$6
+	local -a disks=()
+	local ro=snapshot=on
+	[[ $gmode == bad ]] && ro=readonly=on
+	local i=0 id img attempt skip="" hungpairs="" rc t1 cur qpid
+	while IFS=$'\t' read -r id img _; do
+		local slot=$((3 + i / 8)) fn=$((i % 8)) mf=""
+		[[ $fn -eq 0 ]] && mf=",multifunction=on"
+		# good images: snapshot=on, so the guest sees a writable disk (remount,rw then
+		# reaches the filesystem, not the block layer) and the image stays unchanged
+		disks+=(-drive "file=$img,if=none,id=d$i,format=raw,$ro"
+			-device "virtio-blk-pci,drive=d$i,serial=$id,addr=$(printf '0x%x.%d' "$slot" "$fn")$mf")
+		i=$((i + 1))
+	done <"$list"
+	for attempt in 1 2 3 4 5 6; do
+		local base=$R/$name.$attempt
+		t1=$(date +%s)
+		rc=0
+		: >"$base.out"
+		# the skip list goes into a second cpio appended to the initramfs (the
+		# kernel unpacks both; a command line would be too short in full mode)
+		cp "$initrd" "$base.initrd"
+		if [[ -n $skip ]]; then
+			rm -rf "$base.skip" && mkdir "$base.skip"
+			echo "$skip" >"$base.skip/skip"
+			(cd "$base.skip" && echo skip | cpio -o -H newc --quiet | gzip -1) >>"$base.initrd"
+			rm -rf "$base.skip"
+		fi
+		timeout "$boot_timeout" qemu-system-x86_64 -machine pc -accel "$accel" -m 512 -smp 1 \
+			-nodefaults -no-reboot -display none -vga none \
+			-serial "file:$base.console" -serial "file:$base.out" \
+			-kernel "$kernel" -initrd "$base.initrd" \
+			-append "console=ttyS0,115200 panic=-1 lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$i ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
+			"${disks[@]}" </dev/null >"$base.qemu" 2>&1 &
+		qpid=$!
+		# watchdog: no guest output for $stall seconds = a hang; stop this boot
+		local size=-1 now last_change
+		last_change=$(date +%s)
+		while kill -0 "$qpid" 2>/dev/null; do
+			sleep 2
+			now=$(date +%s)
+			if [[ $(stat -c %s "$base.out") != "$size" ]]; then
+				size=$(stat -c %s "$base.out")
+				last_change=$now
+			elif ((now - last_change > stall)); then
+				note "boot $name attempt $attempt: no guest output for $stall s, stopping it"
+				kill "$qpid" 2>/dev/null || true
+				break
+			fi
+		done
+		wait "$qpid" || rc=$?
+		note "boot $name attempt $attempt: qemu rc=$rc in $(($(date +%s) - t1)) s"
+		rm -f "$base.initrd"
+		tr -d '\r' <"$base.out" >"$base.out.txt"
+		if grep -q '^@@ DONE' "$base.out.txt"; then
+			return 0
+		fi
+		# restart without what was done and without the pair it hung or died on
+		cur=$(awk '$2 == "BEGIN" { c = $3 ":" $4 } $2 == "END" { c = "" } END { print c }' "$base.out.txt")
+		if [[ -z $cur ]]; then
+			note "boot $name attempt $attempt ended without DONE and outside any image (see $base.console)"
+			echo "$name - - boot-died-outside-image" >>"$R/hung"
+			return 1
+		fi
+		echo "$name ${cur%%:*} ${cur#*:} hang-or-crash" >>"$R/hung"
+		hungpairs+="$cur,"
+		skip=$(cat "$R"/"$name".*.out.txt | awk '$2 == "END" { printf "%s:%s,", $3, $4 }')$hungpairs
+	done
+	return 1
+}
+
+if [[ ${DRIVER_BOOTS:-yes} == no ]]; then
+	note "DRIVER_BOOTS=no: host checks only, no QEMU boots"
+	note "total $(($(date +%s) - t_start)) s; results in $R"
+	echo "$((n - failed)) passed, $failed failed"
+	[[ $failed -eq 0 ]]
+	exit
+fi
+awk -F '\t' '$7 != "big"' "$R/good.tsv" >"$R/good-small.tsv"
+awk -F '\t' '$7 == "big"' "$R/good.tsv" >"$R/good-big.tsv"
+: >"$R/hung"
+t0=$(date +%s)
+boot ours-good "$R/bzImage-ours" "$R/initrd-ours.gz" good builtin "$R/good-small.tsv" || true
+boot ours-bad "$R/bzImage-ours" "$R/initrd-ours.gz" bad builtin "$R/bad.tsv" || true
+boot debian-good "$R/vmlinuz-debian" "$R/initrd-debian.gz" good stock,ours "$R/good-small.tsv" || true
+boot debian-bad "$R/vmlinuz-debian" "$R/initrd-debian.gz" bad stock,ours "$R/bad.tsv" || true
+if [[ -s $R/good-big.tsv ]]; then
+	stall=${DRIVER_STALL:-3600}
+	boot ours-big "$R/bzImage-ours" "$R/initrd-ours.gz" good builtin "$R/good-big.tsv" || true
+	boot debian-big "$R/vmlinuz-debian" "$R/initrd-debian.gz" good stock,ours "$R/good-big.tsv" || true
+fi
+note "boots took $(($(date +%s) - t0)) s"
+
+# --- compare and report ---
+rc=0
+python3 "$here/check.py" report "$R" "$n" >"$R/report.tap" || rc=$?
+cat "$R/report.tap"
+if [[ $rc -gt 1 ]]; then
+	die "check.py report crashed (rc=$rc)"
+fi
+read -r n2 f2 <"$R/report.counts"
+n=$n2
+failed=$((failed + f2))
+note "total $(($(date +%s) - t_start)) s; results in $R"
+echo "$((n - failed)) passed, $failed failed"
+[[ $failed -eq 0 ]]
