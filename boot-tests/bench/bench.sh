@@ -1,0 +1,225 @@
+#!/bin/bash
+# boot-tests/bench/bench.sh: A/B benchmark of the stock squashfs.ko and ours, with EROFS
+# as the third column, all on Debian's own kernel in one QEMU boot (issue 4).
+#
+# usage: bash boot-tests/bench/bench.sh [full|smoke]
+#   full   the Debian root tree (build/rootfs/debian) and 4 large generated files,
+#          every compressor; BENCH_ROUNDS rounds, stock and ours interleaved per round
+#   smoke  a tiny generated tree, 2 MiB files, gzip and zstd, 1 round: checks that the
+#          whole chain works; TAP on stdout ending with "N passed, N failed"
+# Output: a table on stdout; build/bench/run-MODE/results.{json,tsv}, ratios.png,
+# guest.out (raw guest lines), console.log. Images are cached in build/bench/img/ by a
+# hash of the tree's listing, the writer's version and its options.
+#
+# Environment (make passes these, see boot-tests/tests.mk): BENCH_ROUNDS, BENCH_SMP,
+# BENCH_MEM, BENCH_TREE, BENCH_FILE_MB, BENCH_COMPS, BENCH_EROFS, BENCH_WORKLOADS,
+# BENCH_RAND_N, BENCH_MOUNTS, BENCH_TIMEOUT, ACCEL, DEB_KERNEL.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=${TOP:-$(cd "$here/../.." && pwd)}
+BUILD=${BUILD:-$TOP/build}
+mode=${1:-full}
+case $mode in full | smoke) ;; *)
+	echo "usage: bench.sh [full|smoke]" >&2
+	exit 2
+	;;
+esac
+
+B=$BUILD/bench
+R=$B/run-$mode
+IMG=$B/img
+rm -rf "$R"
+mkdir -p "$R" "$IMG" "$B/bin" "$B/data"
+t_start=$(date +%s)
+note() { echo "# $*"; }
+die() {
+	echo "bench: $*" >&2
+	if [[ $mode == smoke ]]; then
+		echo "not ok 1 - $*"
+		echo "0 passed, 1 failed"
+	fi
+	exit 1
+}
+
+if [[ $mode == smoke ]]; then
+	ROUNDS=${BENCH_ROUNDS_SMOKE:-1}
+	SMP=${BENCH_SMP:-2}
+	MEM=${BENCH_MEM:-512}
+	FILE_MB=2
+	COMPS="gzip:128K zstd:128K"
+	EROFS="lz4hc"
+	WORKLOADS="stat cat tar seq rand par mem"
+	RAND_N=200
+	MOUNTS=4
+	TIMEOUT=${BENCH_TIMEOUT:-900}
+	tree=$B/data/tree-smoke
+	if [[ ! -d $tree ]]; then
+		rm -rf "$tree.tmp"
+		python3 "$here/gendata.py" tree "$tree.tmp" 60
+		mv "$tree.tmp" "$tree"
+	fi
+else
+	ROUNDS=${BENCH_ROUNDS:-5}
+	SMP=${BENCH_SMP:-4}
+	MEM=${BENCH_MEM:-1024}
+	FILE_MB=${BENCH_FILE_MB:-16}
+	COMPS=${BENCH_COMPS:-gzip:128K xz:128K zstd:128K lz4:128K lzo:128K zstd:4K zstd:1M}
+	EROFS=${BENCH_EROFS:-lz4hc none}
+	WORKLOADS=${BENCH_WORKLOADS:-stat cat tar seq rand par mem}
+	RAND_N=${BENCH_RAND_N:-2000}
+	MOUNTS=${BENCH_MOUNTS:-16}
+	TIMEOUT=${BENCH_TIMEOUT:-5400}
+	tree=${BENCH_TREE:-$BUILD/rootfs/debian}
+	[[ -d $tree ]] || die "no tree $tree: run 'make rootfs ROOTFS=debian' (or set BENCH_TREE)"
+fi
+big=$B/data/big-$FILE_MB
+python3 "$here/gendata.py" big "$big" "$FILE_MB"
+
+# --- kernel, modules, helper ---
+kver=$(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' | sort -V | tail -n 1)
+DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
+MODDIR=/lib/modules/$kver
+OUR_KO=$BUILD/module/squashfs.ko
+STOCK_KO=$MODDIR/kernel/fs/squashfs/squashfs.ko
+for f in "$DEB_KERNEL" "$OUR_KO" "$STOCK_KO"; do
+	[[ -f $f ]] || die "missing $f (make module / linux-image-amd64)"
+done
+[[ $(modinfo -F vermagic "$OUR_KO" | cut -d ' ' -f 1) == "$kver" ]] ||
+	die "$OUR_KO is not built for $kver"
+# copies: a rebuild by someone else does not change them under us
+cp "$DEB_KERNEL" "$R/vmlinuz"
+cp "$OUR_KO" "$R/squashfs-ours.ko"
+accel=$(bash "$TOP/boot-tests/accel.sh")
+if [[ ! -x $B/bin/lsqbench || $here/lsqbench.c -nt $B/bin/lsqbench ]]; then
+	gcc -O2 -Wall -Wextra -static -o "$B/bin/lsqbench" "$here/lsqbench.c"
+fi
+
+# --- images, cached by content ---
+listing_hash() { # DIR: paths, types, modes, owners, sizes, mtimes, link targets
+	(cd "$1" && find . -printf '%P\t%y\t%m\t%U\t%G\t%s\t%T@\t%l\n' | LC_ALL=C sort | sha256sum | cut -c1-32)
+}
+# image ID DIR KIND ARG: KIND sq (ARG comp:bs) or erofs (ARG lz4hc|none); prints the path
+image() {
+	local id=$1 dir=$2 kind=$3 arg=$4 key img tmp
+	key=$( {
+		listing_hash "$dir"
+		echo "$kind|$arg"
+		if [[ $kind == sq ]]; then mksquashfs -version | head -n 1; else mkfs.erofs --help 2>&1 | head -n 1; fi
+	} | sha256sum | cut -c1-24)
+	img=$IMG/$key.img
+	if [[ ! -s $img ]]; then
+		tmp=$img.tmp
+		rm -f "$tmp"
+		local t0=$SECONDS
+		if [[ $kind == sq ]]; then
+			mksquashfs "$dir" "$tmp" -noappend -comp "${arg%:*}" -b "${arg#*:}" \
+				-no-progress -quiet >"$R/mk-$id.log" 2>&1
+		elif [[ $arg == none ]]; then
+			mkfs.erofs --quiet "$tmp" "$dir" >"$R/mk-$id.log" 2>&1
+		else
+			mkfs.erofs --quiet "-z$arg" "$tmp" "$dir" >"$R/mk-$id.log" 2>&1
+		fi
+		mv "$tmp" "$img"
+		echo "# built $id in $((SECONDS - t0)) s" >&2
+	fi
+	echo "$img"
+}
+: >"$R/disks.tsv"
+for ds in t b; do
+	dir=$tree
+	[[ $ds == b ]] && dir=$big
+	for cb in $COMPS; do
+		id=$ds-sq-${cb/:/-}
+		printf '%s\t%s\t%s\n' "$id" "$(image "$id" "$dir" sq "$cb")" "$dir" >>"$R/disks.tsv"
+	done
+	for e in $EROFS; do
+		id=$ds-erofs-$e
+		printf '%s\t%s\t%s\n' "$id" "$(image "$id" "$dir" erofs "$e")" "$dir" >>"$R/disks.tsv"
+	done
+done
+while IFS=$'\t' read -r id img _; do
+	note "disk $id $(stat -c %s "$img") bytes $img"
+done <"$R/disks.tsv"
+DRIVERS="stock ours"
+[[ -n $EROFS ]] && DRIVERS+=" erofs"
+
+# --- initramfs ---
+s=$R/initrd-stage
+mkdir -p "$s/bin" "$s/dev" "$s/proc" "$s/sys" "$s/mnt" "$s/tmp" "$s/lib/modules/deps" \
+	"$s/lib/modules/drv/stock" "$s/lib/modules/drv/ours"
+cp /bin/busybox "$s/bin/busybox"
+for a in $(/bin/busybox --list); do
+	[[ $a == busybox ]] || ln -s busybox "$s/bin/$a"
+done
+cp "$B/bin/lsqbench" "$s/bin/lsqbench"
+cp "$here/guest-init.sh" "$s/init"
+chmod 755 "$s/init"
+mknod "$s/dev/console" c 5 1
+for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk \
+	crc32c_generic libcrc32c erofs loop; do
+	cp "$(modinfo -k "$kver" -n "$a")" "$s/lib/modules/deps/$a.ko"
+done
+cp "$STOCK_KO" "$s/lib/modules/drv/stock/squashfs.ko"
+cp "$R/squashfs-ours.ko" "$s/lib/modules/drv/ours/squashfs.ko"
+ndisks=$(wc -l <"$R/disks.tsv")
+cat >"$s/bench.conf" <<EOF
+ROUNDS=$ROUNDS
+DRIVERS="$DRIVERS"
+WORKLOADS="$WORKLOADS"
+RAND_N=$RAND_N
+MEMN=$MOUNTS
+NDISKS=$ndisks
+EOF
+(cd "$s" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$R/initrd.gz"
+rm -rf "$s"
+
+# --- the boot ---
+disks=()
+i=0
+while IFS=$'\t' read -r id img _; do
+	slot=$((3 + i / 8)) fn=$((i % 8)) mf=""
+	[[ $fn -eq 0 ]] && mf=",multifunction=on"
+	disks+=(-drive "file=$img,if=none,id=d$i,format=raw,readonly=on"
+		-device "virtio-blk-pci,drive=d$i,serial=$id,addr=$(printf '0x%x.%d' "$slot" "$fn")$mf")
+	i=$((i + 1))
+done <"$R/disks.tsv"
+cat >"$R/params" <<EOF
+mode=$mode accel=$accel smp=$SMP mem=$MEM host_cpus=$(nproc) rounds=$ROUNDS
+kernel=$DEB_KERNEL kver=$kver
+stock=$STOCK_KO sha256=$(sha256sum <"$STOCK_KO" | cut -c1-16)
+ours=$OUR_KO sha256=$(sha256sum <"$R/squashfs-ours.ko" | cut -c1-16)
+tree=$tree files=$(find "$tree" -type f | wc -l) bytes=$(du -sb "$tree" | cut -f 1)
+big=$big file_mb=$FILE_MB
+comps=$COMPS
+erofs=$EROFS
+workloads=$WORKLOADS rand_n=$RAND_N mounts=$MOUNTS
+EOF
+note "mode=$mode accel=$accel smp=$SMP (host has $(nproc) CPUs) mem=${MEM}M rounds=$ROUNDS disks=$ndisks"
+note "stock $STOCK_KO, ours $OUR_KO ($(stat -c %y "$OUR_KO" | cut -c1-19))"
+t_boot=$(date +%s)
+: >"$R/guest.raw"
+rc=0
+timeout "$TIMEOUT" qemu-system-x86_64 -machine pc -accel "$accel" -m "$MEM" -smp "$SMP" \
+	-nodefaults -no-reboot -display none -vga none \
+	-serial "file:$R/console.log" -serial "file:$R/guest.raw" \
+	-kernel "$R/vmlinuz" -initrd "$R/initrd.gz" \
+	-append "console=ttyS0,115200 panic=-1 quiet loglevel=4" \
+	"${disks[@]}" </dev/null >"$R/qemu.log" 2>&1 &
+qpid=$!
+# progress: one line per round and driver as the guest reports it
+seen=0
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 5
+	n=$(grep -c '^@@ ROUND' "$R/guest.raw" 2>/dev/null || true)
+	while ((seen < n)); do
+		seen=$((seen + 1))
+		note "guest: $(grep '^@@ ROUND' "$R/guest.raw" | sed -n "${seen}p" | tr -d '\r' | cut -c4-) ($(($(date +%s) - t_boot)) s)"
+	done
+done
+wait "$qpid" || rc=$?
+tr -d '\r' <"$R/guest.raw" >"$R/guest.out"
+note "qemu rc=$rc, boot took $(($(date +%s) - t_boot)) s; total $(($(date +%s) - t_start)) s"
+echo "boot_seconds=$(($(date +%s) - t_boot)) qemu_rc=$rc" >>"$R/params"
+
+python3 "$here/report.py" "$R" "$mode"
