@@ -3,11 +3,16 @@
  * livesquash: reading bytes from the device and decompressing blocks.
  *
  * Compressed bytes come from the block device's own page cache, so a block
- * that is read twice is fetched from the disk once.
+ * that is read twice is fetched from the disk once, and a run of blocks can
+ * be fetched with one request.
  */
 #include <linux/blkdev.h>
 #include <linux/pagemap.h>
 #include <linux/highmem.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/wait.h>
+#include <linux/cpumask.h>
 #include "internal.h"
 
 static const struct sqfs_decomp_ops *const sqfs_decomps[] = {
@@ -28,6 +33,35 @@ static const struct sqfs_decomp_ops *const sqfs_decomps[] = {
 #endif
 };
 
+/*
+ * Decompression streams are shared by every mount that uses the same
+ * compressor: at most one per online CPU, made when first needed, kept on
+ * an idle list between blocks and freed when the last such mount goes. So
+ * several CPUs decompress at once, while sixteen mounts cost no more
+ * streams than one.
+ */
+struct sqfs_pool {
+	spinlock_t lock;	/* guards idle and total */
+	struct list_head idle;
+	unsigned int total;	/* workers that exist, idle or busy */
+	unsigned int users;	/* mounts; under sqfs_pool_mutex */
+	wait_queue_head_t wait;
+};
+
+static struct sqfs_pool sqfs_pools[ARRAY_SIZE(sqfs_decomps)];
+static DEFINE_MUTEX(sqfs_pool_mutex);
+
+void sqfs_pools_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sqfs_pools); i++) {
+		spin_lock_init(&sqfs_pools[i].lock);
+		INIT_LIST_HEAD(&sqfs_pools[i].idle);
+		init_waitqueue_head(&sqfs_pools[i].wait);
+	}
+}
+
 const struct sqfs_decomp_ops *sqfs_find_decomp(unsigned int id)
 {
 	unsigned int i;
@@ -38,13 +72,143 @@ const struct sqfs_decomp_ops *sqfs_find_decomp(unsigned int id)
 	return NULL;
 }
 
-/* start reading every page of [first, last] that is not cached yet */
-static void sqfs_raw_readahead(struct address_space *mapping, pgoff_t first,
-			       pgoff_t last)
+static void sqfs_worker_free(const struct sqfs_decomp_ops *ops,
+			     struct sqfs_worker *w)
 {
+	if (!IS_ERR_OR_NULL(w->stream))
+		ops->destroy(w->stream);
+	kvfree(w->in);
+	kvfree(w->out);
+	kfree(w);
+}
+
+static struct sqfs_worker *sqfs_worker_new(const struct sqfs_decomp_ops *ops)
+{
+	struct sqfs_worker *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+	if (!w)
+		return NULL;
+	w->stream = ops->create();
+	if (IS_ERR(w->stream)) {
+		sqfs_worker_free(ops, w);
+		return NULL;
+	}
+	return w;
+}
+
+/* make the buffers of @w hold @size bytes */
+static int sqfs_worker_fit(struct sqfs_worker *w, u32 size)
+{
+	if (w->size >= size)
+		return 0;
+	kvfree(w->in);
+	kvfree(w->out);
+	w->in = kvmalloc(size, GFP_KERNEL);
+	w->out = kvmalloc(size, GFP_KERNEL);
+	w->size = w->in && w->out ? size : 0;
+	return w->size ? 0 : -ENOMEM;
+}
+
+void sqfs_pool_join(struct sqfs_sb *sbi)
+{
+	unsigned int i = 0;
+
+	while (sqfs_decomps[i] != sbi->dops)
+		i++;
+	sbi->pool = &sqfs_pools[i];
+	mutex_lock(&sqfs_pool_mutex);
+	sbi->pool->users++;
+	mutex_unlock(&sqfs_pool_mutex);
+}
+
+void sqfs_pool_leave(struct sqfs_sb *sbi)
+{
+	struct sqfs_pool *p = sbi->pool;
+	struct sqfs_worker *w, *tmp;
+	LIST_HEAD(gone);
+
+	if (!p)
+		return;
+	mutex_lock(&sqfs_pool_mutex);
+	if (!--p->users) {
+		spin_lock(&p->lock);
+		list_splice_init(&p->idle, &gone);
+		p->total = 0;
+		spin_unlock(&p->lock);
+	}
+	mutex_unlock(&sqfs_pool_mutex);
+	list_for_each_entry_safe(w, tmp, &gone, node)
+		sqfs_worker_free(sbi->dops, w);
+}
+
+static bool sqfs_pool_ready(struct sqfs_pool *p)
+{
+	return !list_empty_careful(&p->idle) ||
+	       READ_ONCE(p->total) < num_online_cpus();
+}
+
+/* an idle worker of the mount's compressor, or a new one if there is room */
+struct sqfs_worker *sqfs_worker_get(struct super_block *sb)
+{
+	struct sqfs_sb *sbi = SQFS_SB(sb);
+	struct sqfs_pool *p = sbi->pool;
+	struct sqfs_worker *w;
+
+	for (;;) {
+		spin_lock(&p->lock);
+		w = list_first_entry_or_null(&p->idle, struct sqfs_worker,
+					     node);
+		if (w) {
+			list_del(&w->node);
+			spin_unlock(&p->lock);
+			break;
+		}
+		if (p->total < num_online_cpus()) {
+			p->total++;
+			spin_unlock(&p->lock);
+			w = sqfs_worker_new(sbi->dops);
+			if (w)
+				break;
+			spin_lock(&p->lock);
+			p->total--;
+			spin_unlock(&p->lock);
+			if (!READ_ONCE(p->total))
+				return ERR_PTR(-ENOMEM);
+		} else {
+			spin_unlock(&p->lock);
+		}
+		wait_event(p->wait, sqfs_pool_ready(p));
+	}
+	if (sqfs_worker_fit(w, sbi->bufsize)) {
+		sqfs_worker_put(sb, w);
+		return ERR_PTR(-ENOMEM);
+	}
+	return w;
+}
+
+void sqfs_worker_put(struct super_block *sb, struct sqfs_worker *w)
+{
+	struct sqfs_pool *p = SQFS_SB(sb)->pool;
+
+	spin_lock(&p->lock);
+	list_add(&w->node, &p->idle);
+	spin_unlock(&p->lock);
+	if (wq_has_sleeper(&p->wait))
+		wake_up(&p->wait);
+}
+
+/* start reading every page of the image in [pos, end) not cached yet */
+void sqfs_raw_readahead(struct super_block *sb, u64 pos, u64 end)
+{
+	struct address_space *mapping = sb->s_bdev->bd_inode->i_mapping;
+	pgoff_t first = pos >> PAGE_SHIFT;
 	DEFINE_READAHEAD(ractl, NULL, NULL, mapping, first);
 
-	page_cache_ra_unbounded(&ractl, last - first + 1, 0);
+	end = min(end, SQFS_SB(sb)->bytes_used);
+	if (end > pos)
+		page_cache_ra_unbounded(&ractl,
+					((end - 1) >> PAGE_SHIFT) - first + 1,
+					0);
 }
 
 int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len)
@@ -63,7 +227,7 @@ int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len)
 
 	last = (pos + len - 1) >> PAGE_SHIFT;
 	if (last > idx)
-		sqfs_raw_readahead(mapping, idx, last);
+		sqfs_raw_readahead(sb, pos, pos + len);
 
 	for (; done < len; idx++) {
 		unsigned int off = offset_in_page(pos + done);
@@ -86,16 +250,17 @@ int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len)
 }
 
 /*
- * Read the block of @len bytes at @pos, decompressing it unless it is stored
- * as is, into @out of @outlen bytes. Returns the length of its content.
+ * Read the block of @len bytes at @pos with worker @w, decompressing it
+ * unless it is stored as is, into @out of @outlen bytes. Returns the length
+ * of its content.
  */
-int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
-		    void *out, u32 outlen)
+int sqfs_decode(struct super_block *sb, struct sqfs_worker *w, u64 pos,
+		u32 len, bool compressed, void *out, u32 outlen)
 {
-	struct sqfs_sb *sbi = SQFS_SB(sb);
+	const struct sqfs_decomp_ops *dops = SQFS_SB(sb)->dops;
 	int ret;
 
-	if (!len || len > sbi->inbuf_size ||
+	if (!len || len > SQFS_SB(sb)->bufsize ||
 	    (!compressed && len > outlen))
 		return sqfs_corrupt(sb, "block at %llu has a bad length %u",
 				    pos, len);
@@ -103,15 +268,25 @@ int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 		ret = sqfs_read_raw(sb, pos, out, len);
 		return ret ?: len;
 	}
-
-	mutex_lock(&sbi->stream_lock);
-	ret = sqfs_read_raw(sb, pos, sbi->inbuf, len);
+	ret = sqfs_read_raw(sb, pos, w->in, len);
 	if (!ret)
-		ret = sbi->dops->decompress(sbi->stream, sbi->inbuf, len, out,
-					    outlen);
-	mutex_unlock(&sbi->stream_lock);
+		ret = dops->decompress(w->stream, w->in, len, out, outlen);
 	if (ret == -EUCLEAN || ret == 0)
 		return sqfs_corrupt(sb, "%s block at %llu (%u bytes) does not decompress",
-				    sbi->dops->name, pos, len);
+				    dops->name, pos, len);
+	return ret;
+}
+
+/* the same with a worker of its own, for a caller that holds none */
+int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
+		    void *out, u32 outlen)
+{
+	struct sqfs_worker *w = sqfs_worker_get(sb);
+	int ret;
+
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	ret = sqfs_decode(sb, w, pos, len, compressed, out, outlen);
+	sqfs_worker_put(sb, w);
 	return ret;
 }

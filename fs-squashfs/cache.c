@@ -2,44 +2,192 @@
 /*
  * livesquash: decompressed metadata and fragment blocks.
  *
- * Both kinds are shared by many inodes and read piecemeal, so the last few
- * decompressed blocks of each kind are kept, and the least recently used one
- * is replaced on a miss. Callers copy out what they need under the lock.
+ * Both kinds are shared by many inodes and read piecemeal. Every block that
+ * was decompressed stays in memory until memory runs short: a shrinker then
+ * frees the least recently used ones, down to a few of each kind. A reader
+ * holds a reference to the block it copies from, so no lock is held while
+ * copying or decompressing, and readers on several CPUs do not wait for
+ * each other.
  */
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
+#include <linux/mm.h>
 #include "internal.h"
 
-int sqfs_cache_init(struct sqfs_bcache *c, unsigned int nr,
-		    unsigned int bufsize)
-{
-	unsigned int i;
+struct sqfs_cblk {
+	struct list_head lru;	/* on the cache's list, under its lock */
+	refcount_t ref;		/* the cache's own, and one per reader */
+	u64 pos;
+	u64 next;		/* disk position just past the block */
+	unsigned int len;	/* bytes of content */
+	void *data;
+};
 
+/* the shrinker keeps at least this many blocks of each kind */
+#define SQFS_META_KEEP	8
+#define SQFS_FRAG_KEEP	3
+
+static void sqfs_cache_init(struct sqfs_bcache *c, unsigned int bufsize,
+			    unsigned int keep)
+{
 	mutex_init(&c->lock);
-	c->nr = nr;
+	xa_init(&c->blocks);
+	INIT_LIST_HEAD(&c->lru);
+	c->nr = 0;
 	c->bufsize = bufsize;
-	c->clock = 0;
-	c->ent = kcalloc(nr, sizeof(*c->ent), GFP_KERNEL);
-	if (!c->ent)
-		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		c->ent[i].data = kvmalloc(bufsize, GFP_KERNEL);
-		if (!c->ent[i].data)
-			return -ENOMEM;
-	}
-	return 0;
+	c->keep = keep;
 }
 
-void sqfs_cache_free(struct sqfs_bcache *c)
+void sqfs_cblk_put(struct sqfs_cblk *b)
 {
+	if (refcount_dec_and_test(&b->ref)) {
+		kvfree(b->data);
+		kfree(b);
+	}
+}
+
+const void *sqfs_cblk_data(const struct sqfs_cblk *b)
+{
+	return b->data;
+}
+
+/* drop the least recently used blocks past @keep, at most @max; c->lock held */
+static unsigned long sqfs_cache_evict(struct sqfs_bcache *c,
+				      unsigned long keep, unsigned long max)
+{
+	unsigned long freed = 0;
+	struct sqfs_cblk *b;
+
+	while (c->nr > keep && freed < max) {
+		b = list_last_entry(&c->lru, struct sqfs_cblk, lru);
+		list_del(&b->lru);
+		xa_erase(&c->blocks, (unsigned long)b->pos);
+		c->nr--;
+		freed++;
+		sqfs_cblk_put(b);
+	}
+	return freed;
+}
+
+static void sqfs_cache_free(struct sqfs_bcache *c)
+{
+	mutex_lock(&c->lock);
+	sqfs_cache_evict(c, 0, ULONG_MAX);
+	mutex_unlock(&c->lock);
+	xa_destroy(&c->blocks);
+}
+
+static unsigned long sqfs_cache_excess(struct sqfs_bcache *c)
+{
+	unsigned long nr = READ_ONCE(c->nr);
+
+	return nr > c->keep ? nr - c->keep : 0;
+}
+
+static unsigned long sqfs_shrink_count(struct shrinker *s,
+				       struct shrink_control *sc)
+{
+	struct sqfs_sb *sbi = container_of(s, struct sqfs_sb, shrinker);
+
+	return sqfs_cache_excess(&sbi->frag) + sqfs_cache_excess(&sbi->meta);
+}
+
+/* fragment blocks are bigger and cheaper to lose: they go first */
+static unsigned long sqfs_shrink_scan(struct shrinker *s,
+				      struct shrink_control *sc)
+{
+	struct sqfs_sb *sbi = container_of(s, struct sqfs_sb, shrinker);
+	struct sqfs_bcache *caches[] = { &sbi->frag, &sbi->meta };
+	unsigned long freed = 0;
 	unsigned int i;
 
-	if (!c->ent)
+	for (i = 0; i < ARRAY_SIZE(caches) && freed < sc->nr_to_scan; i++) {
+		if (!mutex_trylock(&caches[i]->lock))
+			continue;
+		freed += sqfs_cache_evict(caches[i], caches[i]->keep,
+					  sc->nr_to_scan - freed);
+		mutex_unlock(&caches[i]->lock);
+	}
+	return freed ?: SHRINK_STOP;
+}
+
+int sqfs_caches_init(struct super_block *sb)
+{
+	struct sqfs_sb *sbi = SQFS_SB(sb);
+	int err;
+
+	sqfs_cache_init(&sbi->meta, SQFS_META_SIZE, SQFS_META_KEEP);
+	sqfs_cache_init(&sbi->frag, sbi->block_size, SQFS_FRAG_KEEP);
+	sbi->shrinker.count_objects = sqfs_shrink_count;
+	sbi->shrinker.scan_objects = sqfs_shrink_scan;
+	sbi->shrinker.seeks = DEFAULT_SEEKS;
+	err = register_shrinker(&sbi->shrinker, "livesquash-%s", sb->s_id);
+	if (!err)
+		sbi->shrinker_on = true;
+	return err;
+}
+
+void sqfs_caches_free(struct sqfs_sb *sbi)
+{
+	if (!sbi->meta.bufsize)		/* the mount failed before */
 		return;
-	for (i = 0; i < c->nr; i++)
-		kvfree(c->ent[i].data);
-	kfree(c->ent);
-	c->ent = NULL;
+	if (sbi->shrinker_on)
+		unregister_shrinker(&sbi->shrinker);
+	sqfs_cache_free(&sbi->meta);
+	sqfs_cache_free(&sbi->frag);
+}
+
+/* a cached block, with a reference for the caller, or NULL */
+static struct sqfs_cblk *sqfs_cache_find(struct sqfs_bcache *c, u64 pos)
+{
+	struct sqfs_cblk *b;
+
+	mutex_lock(&c->lock);
+	b = xa_load(&c->blocks, (unsigned long)pos);
+	if (b && b->pos == pos) {
+		refcount_inc(&b->ref);
+		list_move(&b->lru, &c->lru);
+	} else {
+		b = NULL;
+	}
+	mutex_unlock(&c->lock);
+	return b;
+}
+
+/*
+ * Keep @b, unless another reader cached the same block meanwhile: then that
+ * one is returned and @b dropped. Either way the caller holds a reference.
+ */
+static struct sqfs_cblk *sqfs_cache_add(struct sqfs_bcache *c,
+					struct sqfs_cblk *b)
+{
+	unsigned long idx = (unsigned long)b->pos;
+	struct sqfs_cblk *old;
+
+	mutex_lock(&c->lock);
+	old = xa_load(&c->blocks, idx);
+	if (old && old->pos == b->pos) {
+		refcount_inc(&old->ref);
+		list_move(&old->lru, &c->lru);
+		mutex_unlock(&c->lock);
+		sqfs_cblk_put(b);
+		return old;
+	}
+	if (old) {		/* another position with the same index */
+		list_del(&old->lru);
+		c->nr--;
+		sqfs_cblk_put(old);
+	}
+	if (xa_err(xa_store(&c->blocks, idx, b, GFP_KERNEL))) {
+		if (old)
+			xa_erase(&c->blocks, idx);
+		mutex_unlock(&c->lock);
+		return b;	/* not cached: only the caller's reference */
+	}
+	refcount_inc(&b->ref);
+	list_add(&b->lru, &c->lru);
+	c->nr++;
+	mutex_unlock(&c->lock);
+	return b;
 }
 
 /* the header of the metadata block at @pos: its stored length and kind */
@@ -64,52 +212,58 @@ static int sqfs_meta_header(struct super_block *sb, u64 pos, u64 end,
 	return 0;
 }
 
-/*
- * Find the block at @pos in @c, reading it on a miss. @word is the size word
- * of a fragment block, or 0 for a metadata block (whose header is on disk and
- * which must end before @end). Called with c->lock held.
- */
-static struct sqfs_cent *sqfs_cache_get(struct super_block *sb,
-					struct sqfs_bcache *c, u64 pos,
-					u32 word, u64 end)
+/* read and decompress the block at @pos (see sqfs_cache_get) */
+static struct sqfs_cblk *sqfs_cache_load(struct super_block *sb,
+					 struct sqfs_bcache *c, u64 pos,
+					 u32 word, u64 end)
 {
-	struct sqfs_cent *e, *victim = &c->ent[0];
-	u32 len;
+	struct sqfs_cblk *b = kmalloc(sizeof(*b), GFP_KERNEL);
 	bool compressed;
-	int ret;
-	unsigned int i;
+	u32 len;
+	int ret = -ENOMEM;
 
-	for (i = 0; i < c->nr; i++) {
-		e = &c->ent[i];
-		if (e->len && e->pos == pos) {
-			e->stamp = ++c->clock;
-			return e;
-		}
-		if (e->stamp < victim->stamp)
-			victim = e;
-	}
-
-	e = victim;
-	e->len = 0;
+	if (!b)
+		return ERR_PTR(-ENOMEM);
+	b->data = kvmalloc(c->bufsize, GFP_KERNEL | __GFP_RECLAIMABLE);
+	if (!b->data)
+		goto out_free;
 	if (word) {
 		len = word & SQFS_DATA_LEN_MASK;
 		compressed = !(word & SQFS_DATA_UNCOMPRESSED);
-		ret = sqfs_read_block(sb, pos, len, compressed, e->data,
+		ret = sqfs_read_block(sb, pos, len, compressed, b->data,
 				      c->bufsize);
 	} else {
 		ret = sqfs_meta_header(sb, pos, end, &len, &compressed);
 		if (!ret)
 			ret = sqfs_read_block(sb, pos + 2, len, compressed,
-					      e->data, c->bufsize);
+					      b->data, c->bufsize);
 		len += 2;
 	}
 	if (ret < 0)
-		return ERR_PTR(ret);
-	e->pos = pos;
-	e->next = pos + len;
-	e->len = ret;
-	e->stamp = ++c->clock;
-	return e;
+		goto out_free;
+	refcount_set(&b->ref, 1);
+	b->pos = pos;
+	b->next = pos + len;
+	b->len = ret;
+	return sqfs_cache_add(c, b);
+out_free:
+	kvfree(b->data);
+	kfree(b);
+	return ERR_PTR(ret);
+}
+
+/*
+ * The block at @pos, with a reference for the caller. @word is the size
+ * word of a fragment block, or 0 for a metadata block (whose header is on
+ * disk and which must end before @end).
+ */
+static struct sqfs_cblk *sqfs_cache_get(struct super_block *sb,
+					struct sqfs_bcache *c, u64 pos,
+					u32 word, u64 end)
+{
+	struct sqfs_cblk *b = sqfs_cache_find(c, pos);
+
+	return b ?: sqfs_cache_load(sb, c, pos, word, end);
 }
 
 /* copy @len bytes at cursor @c into @buf (NULL: skip them), moving @c on */
@@ -117,37 +271,35 @@ static int sqfs_meta_copy(struct super_block *sb, struct sqfs_mcur *c,
 			  void *buf, size_t len)
 {
 	struct sqfs_bcache *cache = &SQFS_SB(sb)->meta;
-	struct sqfs_cent *e;
+	struct sqfs_cblk *b;
 	size_t n;
-	int err = 0;
 
-	mutex_lock(&cache->lock);
 	while (len) {
-		e = sqfs_cache_get(sb, cache, c->blk, 0, c->end);
-		if (IS_ERR(e)) {
-			err = PTR_ERR(e);
-			break;
-		}
-		if (c->off >= e->len) {
-			if (c->off > e->len) {
-				err = sqfs_corrupt(sb, "offset %u past metadata block at %llu",
-						   c->off, c->blk);
-				break;
-			}
-			c->blk = e->next;
+		b = sqfs_cache_get(sb, cache, c->blk, 0, c->end);
+		if (IS_ERR(b))
+			return PTR_ERR(b);
+		if (c->off >= b->len) {
+			u64 next = b->next;
+			bool past = c->off > b->len;
+
+			sqfs_cblk_put(b);
+			if (past)
+				return sqfs_corrupt(sb, "offset %u past metadata block at %llu",
+						    c->off, c->blk);
+			c->blk = next;
 			c->off = 0;
 			continue;
 		}
-		n = min_t(size_t, len, e->len - c->off);
+		n = min_t(size_t, len, b->len - c->off);
 		if (buf) {
-			memcpy(buf, e->data + c->off, n);
+			memcpy(buf, b->data + c->off, n);
 			buf += n;
 		}
+		sqfs_cblk_put(b);
 		c->off += n;
 		len -= n;
 	}
-	mutex_unlock(&cache->lock);
-	return err;
+	return 0;
 }
 
 int sqfs_meta_read(struct super_block *sb, struct sqfs_mcur *c, void *buf,
@@ -161,25 +313,23 @@ int sqfs_meta_skip(struct super_block *sb, struct sqfs_mcur *c, size_t len)
 	return sqfs_meta_copy(sb, c, NULL, len);
 }
 
-/* copy @len bytes at @off of the fragment block (@pos, @word) into @buf */
-int sqfs_frag_read(struct super_block *sb, u64 pos, u32 word, u32 off,
-		   void *buf, u32 len)
+/*
+ * The fragment block (@pos, @word), checked to hold @len bytes at @off;
+ * the caller reads them at sqfs_cblk_data() + @off and puts the block.
+ */
+struct sqfs_cblk *sqfs_frag_get(struct super_block *sb, u64 pos, u32 word,
+				u32 off, u32 len)
 {
-	struct sqfs_bcache *cache = &SQFS_SB(sb)->frag;
-	struct sqfs_cent *e;
-	int err = 0;
+	struct sqfs_cblk *b;
 
 	if (!(word & SQFS_DATA_LEN_MASK))
-		return sqfs_corrupt(sb, "fragment block at %llu has length 0", pos);
-	mutex_lock(&cache->lock);
-	e = sqfs_cache_get(sb, cache, pos, word, 0);
-	if (IS_ERR(e))
-		err = PTR_ERR(e);
-	else if (off > e->len || len > e->len - off)
-		err = sqfs_corrupt(sb, "%u bytes at %u past fragment block at %llu (%u bytes)",
-				   len, off, pos, e->len);
-	else
-		memcpy(buf, e->data + off, len);
-	mutex_unlock(&cache->lock);
-	return err;
+		return ERR_PTR(sqfs_corrupt(sb, "fragment block at %llu has length 0",
+					    pos));
+	b = sqfs_cache_get(sb, &SQFS_SB(sb)->frag, pos, word, 0);
+	if (IS_ERR(b) || (off <= b->len && len <= b->len - off))
+		return b;
+	sqfs_corrupt(sb, "%u bytes at %u past fragment block at %llu (%u bytes)",
+		     len, off, pos, b->len);
+	sqfs_cblk_put(b);
+	return ERR_PTR(-EUCLEAN);
 }

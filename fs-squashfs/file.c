@@ -4,7 +4,9 @@
  *
  * A file is a run of blocks, each stored compressed, as is, or not at all
  * (sparse), and maybe a tail in a shared fragment block. A block is
- * decompressed once and spread over every page-cache page it covers.
+ * decompressed once and spread over every page-cache page it covers. No
+ * lock is held while decompressing, so readers on several CPUs decompress
+ * at once; only the walk of a file's block list is serialised per inode.
  */
 #include <linux/pagemap.h>
 #include <linux/highmem.h>
@@ -59,7 +61,7 @@ static void sqfs_walk_mark(struct sqfs_inode *si)
 	si->nseek = k;
 }
 
-/* disk position and size word of block @idx; under data_lock */
+/* disk position and size word of block @idx; under walk_lock */
 static int sqfs_block_at(struct inode *inode, u64 idx, u64 *pos, u32 *word)
 {
 	struct sqfs_inode *si = SQFS_I(inode);
@@ -95,53 +97,128 @@ void sqfs_file_evict(struct inode *inode)
 	kvfree(SQFS_I(inode)->seek);
 }
 
+/* the same for @n blocks from @first on */
+static int sqfs_blocks_at(struct inode *inode, u64 first, unsigned int n,
+			  u64 *pos, u32 *word)
+{
+	struct sqfs_inode *si = SQFS_I(inode);
+	unsigned int i;
+	int err = 0;
+
+	mutex_lock(&si->walk_lock);
+	for (i = 0; i < n && !err; i++)
+		err = sqfs_block_at(inode, first + i, &pos[i], &word[i]);
+	mutex_unlock(&si->walk_lock);
+	return err;
+}
+
 /*
- * Decompress block @idx of @inode into sbi->databuf (under data_lock).
- * Returns its length: the block size, or less for the file's last block.
+ * Where the bytes of one block of a file come from while its pages are
+ * filled: a worker's buffer, a cached fragment block, or nothing (zeros).
  */
-static int sqfs_load_block(struct inode *inode, u64 idx)
+struct sqfs_src {
+	u64 idx;		/* the block; U64_MAX: none */
+	const void *data;	/* NULL: zeros */
+	u32 len;
+	struct sqfs_worker *w;
+	struct sqfs_cblk *frag;
+};
+
+#define SQFS_SRC_NONE	((struct sqfs_src){ .idx = U64_MAX })
+
+static void sqfs_src_drop(struct super_block *sb, struct sqfs_src *src)
+{
+	if (src->w)
+		sqfs_worker_put(sb, src->w);
+	if (src->frag)
+		sqfs_cblk_put(src->frag);
+	*src = SQFS_SRC_NONE;
+}
+
+/* the positions of the next blocks of a readahead, walked at once */
+#define SQFS_RUN_MAX	32
+
+struct sqfs_run {
+	u64 first;
+	unsigned int n;
+	u64 pos[SQFS_RUN_MAX];
+	u32 word[SQFS_RUN_MAX];
+};
+
+/* the tail of the file, in a fragment block */
+static int sqfs_src_frag(struct inode *inode, struct sqfs_src *src)
+{
+	struct sqfs_inode *si = SQFS_I(inode);
+	struct sqfs_cblk *b;
+	u64 pos;
+	u32 word;
+	int err;
+
+	err = sqfs_frag_lookup(inode->i_sb, si->frag, &pos, &word);
+	if (err)
+		return err;
+	b = sqfs_frag_get(inode->i_sb, pos, word, si->frag_off, src->len);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	src->frag = b;
+	src->data = sqfs_cblk_data(b) + si->frag_off;
+	return 0;
+}
+
+/* make @src hold block @idx of @inode; @run may know where it is */
+static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
+			 const struct sqfs_run *run)
 {
 	struct super_block *sb = inode->i_sb;
 	struct sqfs_sb *sbi = SQFS_SB(sb);
-	struct sqfs_inode *si = SQFS_I(inode);
-	u64 off = idx << sbi->block_log;
-	u32 want = min_t(u64, sbi->block_size, inode->i_size - off);
-	u64 pos, fpos;
-	u32 word, fword;
+	struct sqfs_worker *w;
+	u64 pos;
+	u32 word;
 	int ret;
 
-	if (idx >= si->nblocks) {	/* the tail, in a fragment */
-		ret = sqfs_frag_lookup(sb, si->frag, &fpos, &fword);
-		if (!ret)
-			ret = sqfs_frag_read(sb, fpos, fword, si->frag_off,
-					     sbi->databuf, want);
-		return ret ?: want;
+	src->idx = idx;
+	src->len = min_t(u64, sbi->block_size,
+			 inode->i_size - (idx << sbi->block_log));
+	if (idx >= SQFS_I(inode)->nblocks)
+		return sqfs_src_frag(inode, src);
+	if (run && idx >= run->first && idx - run->first < run->n) {
+		pos = run->pos[idx - run->first];
+		word = run->word[idx - run->first];
+	} else {
+		ret = sqfs_blocks_at(inode, idx, 1, &pos, &word);
+		if (ret)
+			return ret;
 	}
-	ret = sqfs_block_at(inode, idx, &pos, &word);
-	if (ret)
-		return ret;
-	if (!word) {			/* sparse */
-		memset(sbi->databuf, 0, want);
-		return want;
-	}
-	ret = sqfs_read_block(sb, pos, word & SQFS_DATA_LEN_MASK,
-			      !(word & SQFS_DATA_UNCOMPRESSED), sbi->databuf,
-			      sbi->block_size);
-	if (ret >= 0 && ret != want)
+	if (!word)			/* sparse */
+		return 0;
+	w = sqfs_worker_get(sb);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	src->w = w;
+	ret = sqfs_decode(sb, w, pos, word & SQFS_DATA_LEN_MASK,
+			  !(word & SQFS_DATA_UNCOMPRESSED), w->out,
+			  sbi->block_size);
+	if (ret >= 0 && ret != src->len)
 		ret = sqfs_corrupt(sb, "inode %lu block %llu holds %d bytes, not %u",
-				   inode->i_ino, idx, ret, want);
-	return ret;
+				   inode->i_ino, idx, ret, src->len);
+	if (ret < 0)
+		return ret;
+	src->data = w->out;
+	return 0;
 }
 
-/* fill @folio from the block in databuf, which starts at file page @first */
-static void sqfs_fill_folio(struct folio *folio, const void *data, int len,
+/* fill @folio from @src, whose block starts at file page @first */
+static void sqfs_fill_folio(struct folio *folio, const struct sqfs_src *src,
 			    pgoff_t first)
 {
 	size_t off = (folio->index - first) << PAGE_SHIFT;
-	size_t n = off < len ? min_t(size_t, len - off, folio_size(folio)) : 0;
+	size_t n = 0;
 	void *kaddr = kmap_local_folio(folio, 0);
 
-	memcpy(kaddr, data + off, n);
+	if (src->data && off < src->len)
+		n = min_t(size_t, src->len - off, folio_size(folio));
+	if (n)
+		memcpy(kaddr, src->data + off, n);
 	memset(kaddr + n, 0, folio_size(folio) - n);
 	kunmap_local(kaddr);
 	flush_dcache_folio(folio);
@@ -154,12 +231,12 @@ static inline pgoff_t sqfs_block_first_page(struct super_block *sb, u64 idx)
 }
 
 /* fill the other pages of the block, where that costs no waiting */
-static void sqfs_fill_siblings(struct inode *inode, u64 idx, int len,
+static void sqfs_fill_siblings(struct inode *inode, const struct sqfs_src *src,
 			       pgoff_t skip)
 {
 	struct address_space *mapping = inode->i_mapping;
-	pgoff_t first = sqfs_block_first_page(inode->i_sb, idx);
-	pgoff_t last = first + DIV_ROUND_UP(len, PAGE_SIZE);
+	pgoff_t first = sqfs_block_first_page(inode->i_sb, src->idx);
+	pgoff_t last = first + DIV_ROUND_UP(src->len, PAGE_SIZE);
 	pgoff_t i;
 
 	for (i = first; i < last; i++) {
@@ -173,8 +250,7 @@ static void sqfs_fill_siblings(struct inode *inode, u64 idx, int len,
 		if (!folio)
 			continue;
 		if (!folio_test_uptodate(folio))
-			sqfs_fill_folio(folio, SQFS_SB(inode->i_sb)->databuf,
-					len, first);
+			sqfs_fill_folio(folio, src, first);
 		folio_unlock(folio);
 		folio_put(folio);
 	}
@@ -183,49 +259,84 @@ static void sqfs_fill_siblings(struct inode *inode, u64 idx, int len,
 static int sqfs_read_folio(struct file *file, struct folio *folio)
 {
 	struct inode *inode = folio->mapping->host;
-	struct sqfs_sb *sbi = SQFS_SB(inode->i_sb);
-	u64 idx = (u64)folio->index >> (sbi->block_log - PAGE_SHIFT);
-	int len = 0;
+	struct super_block *sb = inode->i_sb;
+	u64 idx = (u64)folio->index >> (SQFS_SB(sb)->block_log - PAGE_SHIFT);
+	struct sqfs_src src = SQFS_SRC_NONE;
+	int err = 0;
 
-	mutex_lock(&sbi->data_lock);
 	if (folio_pos(folio) < i_size_read(inode))
-		len = sqfs_load_block(inode, idx);
-	if (len >= 0) {
-		sqfs_fill_folio(folio, sbi->databuf, len,
-				sqfs_block_first_page(inode->i_sb, idx));
-		if (len)
-			sqfs_fill_siblings(inode, idx, len, folio->index);
+		err = sqfs_src_load(inode, idx, &src, NULL);
+	if (!err) {
+		sqfs_fill_folio(folio, &src, sqfs_block_first_page(sb, idx));
+		if (src.len)
+			sqfs_fill_siblings(inode, &src, folio->index);
 	}
-	mutex_unlock(&sbi->data_lock);
+	sqfs_src_drop(sb, &src);
 	folio_unlock(folio);
-	return len < 0 ? len : 0;
+	return err;
+}
+
+/*
+ * Find where the blocks from @idx to @last lie (at most SQFS_RUN_MAX), and
+ * start reading all their bytes from the disk in one go: the blocks of a
+ * file lie one after the other.
+ */
+static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
+			   struct sqfs_run *run)
+{
+	struct sqfs_inode *si = SQFS_I(inode);
+	u64 start = U64_MAX, end = 0;
+	unsigned int i, n;
+
+	if (idx >= si->nblocks ||
+	    (idx >= run->first && idx - run->first < run->n))
+		return;
+	last = min(last, si->nblocks - 1);
+	n = min_t(u64, last - idx + 1, SQFS_RUN_MAX);
+	run->n = 0;
+	if (n < 2 || sqfs_blocks_at(inode, idx, n, run->pos, run->word))
+		return;
+	run->first = idx;
+	run->n = n;
+	for (i = 0; i < n; i++) {
+		if (!run->word[i])
+			continue;
+		start = min(start, run->pos[i]);
+		end = max(end, run->pos[i] +
+			  (run->word[i] & SQFS_DATA_LEN_MASK));
+	}
+	if (end > start)
+		sqfs_raw_readahead(inode->i_sb, start, end);
 }
 
 static void sqfs_readahead(struct readahead_control *rac)
 {
 	struct inode *inode = rac->mapping->host;
-	struct sqfs_sb *sbi = SQFS_SB(inode->i_sb);
-	u64 loaded = U64_MAX;
+	struct super_block *sb = inode->i_sb;
+	unsigned int shift = SQFS_SB(sb)->block_log - PAGE_SHIFT;
+	u64 last = (readahead_pos(rac) + readahead_length(rac) - 1) >>
+		   SQFS_SB(sb)->block_log;
+	struct sqfs_src src = SQFS_SRC_NONE;
+	struct sqfs_run run = { .n = 0 };
 	struct folio *folio;
-	int len = 0;
+	int err = 0;
 
-	mutex_lock(&sbi->data_lock);
 	while ((folio = readahead_folio(rac))) {
-		u64 idx = (u64)folio->index >> (sbi->block_log - PAGE_SHIFT);
+		u64 idx = (u64)folio->index >> shift;
 
 		if (folio_pos(folio) >= i_size_read(inode)) {
-			len = 0;
-			loaded = U64_MAX;
-		} else if (idx != loaded) {
-			len = sqfs_load_block(inode, idx);
-			loaded = len < 0 ? U64_MAX : idx;
+			sqfs_src_drop(sb, &src);
+			err = 0;
+		} else if (idx != src.idx) {
+			sqfs_src_drop(sb, &src);
+			sqfs_run_start(inode, idx, last, &run);
+			err = sqfs_src_load(inode, idx, &src, &run);
 		}
-		if (len >= 0)
-			sqfs_fill_folio(folio, sbi->databuf, len,
-					sqfs_block_first_page(inode->i_sb, idx));
+		if (!err)
+			sqfs_fill_folio(folio, &src, (pgoff_t)idx << shift);
 		folio_unlock(folio);
 	}
-	mutex_unlock(&sbi->data_lock);
+	sqfs_src_drop(sb, &src);
 }
 
 const struct address_space_operations sqfs_file_aops = {

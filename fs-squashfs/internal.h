@@ -7,6 +7,8 @@
 
 #include <linux/fs.h>
 #include <linux/mutex.h>
+#include <linux/xarray.h>
+#include <linux/shrinker.h>
 #include <linux/xattr.h>
 #include "squashfs_fs.h"
 
@@ -23,7 +25,7 @@ struct sqfs_decomp_ops {
 	/* validate the options block, if the image has one */
 	int (*check_opts)(struct super_block *sb, const void *opts,
 			  unsigned int len);
-	void *(*create)(struct sqfs_sb *sbi);
+	void *(*create)(void);
 	void (*destroy)(void *stream);
 	/* bytes written to @out, or a negative errno */
 	int (*decompress)(void *stream, const void *in, unsigned int inlen,
@@ -36,22 +38,28 @@ extern const struct sqfs_decomp_ops sqfs_lzo_ops;
 extern const struct sqfs_decomp_ops sqfs_lz4_ops;
 extern const struct sqfs_decomp_ops sqfs_zstd_ops;
 
-/* a few decompressed blocks (metadata or fragments), keyed by disk position */
-struct sqfs_cent {
-	u64 pos;
-	u64 next;		/* disk position just past the block */
-	unsigned int len;	/* decompressed length, 0: empty slot */
-	unsigned long stamp;
-	void *data;
-};
+/* decompressed metadata or fragment blocks, keyed by disk position */
+struct sqfs_cblk;
 
 struct sqfs_bcache {
-	struct mutex lock;	/* guards the entries and their data */
-	unsigned int nr;
+	struct mutex lock;	/* guards blocks, lru and nr */
+	struct xarray blocks;
+	struct list_head lru;	/* most recently used first */
+	unsigned long nr;
 	unsigned int bufsize;
-	unsigned long clock;
-	struct sqfs_cent *ent;
+	unsigned int keep;	/* the shrinker leaves this many */
 };
+
+/* a decompression stream and its buffers, from the compressor's shared pool */
+struct sqfs_worker {
+	struct list_head node;
+	void *stream;
+	void *in;		/* compressed bytes of one block */
+	void *out;		/* decompressed bytes of one block */
+	u32 size;		/* of in and out */
+};
+
+struct sqfs_pool;
 
 /* a position in a table of metadata blocks */
 struct sqfs_mcur {
@@ -91,16 +99,13 @@ struct sqfs_sb {
 	u32 xattr_ids;
 
 	const struct sqfs_decomp_ops *dops;
-	struct mutex stream_lock;	/* guards stream and inbuf */
-	void *stream;
-	void *inbuf;
-	u32 inbuf_size;
-
-	struct mutex data_lock;		/* guards databuf and block walks */
-	void *databuf;
+	struct sqfs_pool *pool;	/* streams shared with other mounts */
+	u32 bufsize;		/* largest block: data or metadata */
 
 	struct sqfs_bcache meta;
 	struct sqfs_bcache frag;
+	struct shrinker shrinker;
+	bool shrinker_on;
 };
 
 struct sqfs_inode {
@@ -114,7 +119,8 @@ struct sqfs_inode {
 	unsigned int idx_count;	/* dir: index entries */
 	u64 nblocks;		/* file: full (or last unfragmented) blocks */
 
-	/* file: where the last block walk stopped (under data_lock) */
+	/* file: where the last block walk stopped (under walk_lock) */
+	struct mutex walk_lock;
 	u64 walk_idx;
 	u64 walk_pos;
 	struct sqfs_mcur walk;
@@ -142,19 +148,28 @@ __printf(2, 3) __cold int sqfs_corrupt(const struct super_block *sb,
 
 /* block.c */
 const struct sqfs_decomp_ops *sqfs_find_decomp(unsigned int id);
+void sqfs_pool_join(struct sqfs_sb *sbi);
+void sqfs_pool_leave(struct sqfs_sb *sbi);
+void sqfs_pools_init(void);
+struct sqfs_worker *sqfs_worker_get(struct super_block *sb);
+void sqfs_worker_put(struct super_block *sb, struct sqfs_worker *w);
+void sqfs_raw_readahead(struct super_block *sb, u64 pos, u64 end);
 int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len);
+int sqfs_decode(struct super_block *sb, struct sqfs_worker *w, u64 pos,
+		u32 len, bool compressed, void *out, u32 outlen);
 int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 		    void *out, u32 outlen);
 
 /* cache.c */
-int sqfs_cache_init(struct sqfs_bcache *c, unsigned int nr,
-		    unsigned int bufsize);
-void sqfs_cache_free(struct sqfs_bcache *c);
+int sqfs_caches_init(struct super_block *sb);
+void sqfs_caches_free(struct sqfs_sb *sbi);
 int sqfs_meta_read(struct super_block *sb, struct sqfs_mcur *c, void *buf,
 		   size_t len);
 int sqfs_meta_skip(struct super_block *sb, struct sqfs_mcur *c, size_t len);
-int sqfs_frag_read(struct super_block *sb, u64 pos, u32 word, u32 off,
-		   void *buf, u32 len);
+struct sqfs_cblk *sqfs_frag_get(struct super_block *sb, u64 pos, u32 word,
+				u32 off, u32 len);
+const void *sqfs_cblk_data(const struct sqfs_cblk *b);
+void sqfs_cblk_put(struct sqfs_cblk *b);
 
 /* tables.c */
 u64 *sqfs_table_blocks(struct super_block *sb, u64 start, u64 count,

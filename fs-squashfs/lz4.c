@@ -22,7 +22,7 @@ static int sqfs_lz4_check_opts(struct super_block *sb, const void *opts,
 	return 0;
 }
 
-static void *sqfs_lz4_create(struct sqfs_sb *sbi)
+static void *sqfs_lz4_create(void)
 {
 	return NULL;
 }

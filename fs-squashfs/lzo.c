@@ -7,7 +7,7 @@
 #include <linux/lzo.h>
 #include "internal.h"
 
-static void *sqfs_lzo_create(struct sqfs_sb *sbi)
+static void *sqfs_lzo_create(void)
 {
 	return NULL;
 }

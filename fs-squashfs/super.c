@@ -248,20 +248,9 @@ static int sqfs_setup(struct super_block *sb)
 	struct sqfs_sb *sbi = SQFS_SB(sb);
 	int err;
 
-	sbi->inbuf_size = max_t(u32, sbi->block_size, SQFS_META_SIZE);
-	sbi->inbuf = kvmalloc(sbi->inbuf_size, GFP_KERNEL);
-	sbi->databuf = kvmalloc(sbi->block_size, GFP_KERNEL);
-	if (!sbi->inbuf || !sbi->databuf)
-		return -ENOMEM;
-	sbi->stream = sbi->dops->create(sbi);
-	if (IS_ERR(sbi->stream)) {
-		err = PTR_ERR(sbi->stream);
-		sbi->stream = NULL;
-		return err;
-	}
-	err = sqfs_cache_init(&sbi->meta, 8, SQFS_META_SIZE);
-	if (!err)
-		err = sqfs_cache_init(&sbi->frag, 3, sbi->block_size);
+	sbi->bufsize = max_t(u32, sbi->block_size, SQFS_META_SIZE);
+	sqfs_pool_join(sbi);
+	err = sqfs_caches_init(sb);
 	if (!err)
 		err = sqfs_check_comp_opts(sb);
 	if (!err)
@@ -284,8 +273,6 @@ static int sqfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_time_min = 0;
 	sb->s_time_max = U32_MAX;
-	mutex_init(&sbi->stream_lock);
-	mutex_init(&sbi->data_lock);
 
 	d = kmalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
@@ -375,12 +362,8 @@ static void sqfs_kill_sb(struct super_block *sb)
 	if (!sbi)
 		return;
 	sqfs_tables_free(sbi);
-	sqfs_cache_free(&sbi->meta);
-	sqfs_cache_free(&sbi->frag);
-	if (sbi->stream)
-		sbi->dops->destroy(sbi->stream);
-	kvfree(sbi->inbuf);
-	kvfree(sbi->databuf);
+	sqfs_caches_free(sbi);
+	sqfs_pool_leave(sbi);
 	kfree(sbi);
 }
 
@@ -399,6 +382,7 @@ static void sqfs_inode_init_once(void *p)
 	struct sqfs_inode *si = p;
 
 	inode_init_once(&si->vfs_inode);
+	mutex_init(&si->walk_lock);
 }
 
 static int __init sqfs_init(void)
@@ -412,6 +396,7 @@ static int __init sqfs_init(void)
 					      sqfs_inode_init_once);
 	if (!sqfs_inode_cachep)
 		return -ENOMEM;
+	sqfs_pools_init();
 	err = register_filesystem(&sqfs_fs_type);
 	if (err) {
 		kmem_cache_destroy(sqfs_inode_cachep);

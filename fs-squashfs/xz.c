@@ -31,7 +31,7 @@ bad:
 	return -EOPNOTSUPP;
 }
 
-static void *sqfs_xz_create(struct sqfs_sb *sbi)
+static void *sqfs_xz_create(void)
 {
 	struct xz_dec *s = xz_dec_init(XZ_SINGLE, 0);
 

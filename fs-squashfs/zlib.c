@@ -25,7 +25,7 @@ static int sqfs_zlib_check_opts(struct super_block *sb, const void *opts,
 	return 0;
 }
 
-static void *sqfs_zlib_create(struct sqfs_sb *sbi)
+static void *sqfs_zlib_create(void)
 {
 	struct z_stream_s *z = kzalloc(sizeof(*z), GFP_KERNEL);
 

@@ -13,7 +13,7 @@ struct sqfs_zstd {
 	void *ws;
 };
 
-static void *sqfs_zstd_create(struct sqfs_sb *sbi)
+static void *sqfs_zstd_create(void)
 {
 	size_t size = zstd_dctx_workspace_bound();
 	struct sqfs_zstd *z = kzalloc(sizeof(*z), GFP_KERNEL);
