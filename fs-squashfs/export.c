@@ -21,8 +21,11 @@ static struct inode *sqfs_nfs_get_inode(struct super_block *sb, u64 ino,
 	if (err)
 		return ERR_PTR(err == -EOPNOTSUPP ? -ESTALE : err);
 	inode = sqfs_iget(sb, ref, ino);
-	if (IS_ERR(inode))
+	/* a handle that leads nowhere is stale; a failed read is not */
+	if (IS_ERR(inode) && PTR_ERR(inode) != -ENOMEM && PTR_ERR(inode) != -EIO)
 		return ERR_PTR(-ESTALE);
+	if (IS_ERR(inode))
+		return inode;
 	if (inode->i_generation != generation) {
 		iput(inode);
 		return ERR_PTR(-ESTALE);

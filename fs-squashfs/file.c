@@ -339,6 +339,59 @@ static void sqfs_readahead(struct readahead_control *rac)
 	sqfs_src_drop(sb, &src);
 }
 
+/*
+ * SEEK_DATA and SEEK_HOLE: the first byte at or after @off that is data
+ * (@hole false) or in a hole. Sparse blocks are the holes; the tail in a
+ * fragment is data; the end of the file counts as a hole.
+ */
+static loff_t sqfs_seek_hole_data(struct inode *inode, loff_t off, bool hole)
+{
+	struct sqfs_inode *si = SQFS_I(inode);
+	unsigned int log = SQFS_SB(inode->i_sb)->block_log;
+	loff_t size = i_size_read(inode);
+	u64 idx, pos;
+	u32 word;
+	int err = 0;
+
+	if (off < 0 || off >= size)
+		return -ENXIO;
+	mutex_lock(&si->walk_lock);
+	for (idx = off >> log; idx < si->nblocks; idx++) {
+		err = sqfs_block_at(inode, idx, &pos, &word);
+		if (err || !word == hole)
+			break;
+	}
+	mutex_unlock(&si->walk_lock);
+	if (err)
+		return err;
+	if (idx >= si->nblocks) {
+		if (hole)
+			return size;
+		if ((loff_t)idx << log >= size)
+			return -ENXIO;		/* no tail: holes to the end */
+	}
+	return max_t(loff_t, off, (loff_t)idx << log);
+}
+
+static loff_t sqfs_file_llseek(struct file *file, loff_t off, int whence)
+{
+	struct inode *inode = file->f_mapping->host;
+
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		return generic_file_llseek(file, off, whence);
+	off = sqfs_seek_hole_data(inode, off, whence == SEEK_HOLE);
+	if (off < 0)
+		return off;
+	return vfs_setpos(file, off, inode->i_sb->s_maxbytes);
+}
+
+const struct file_operations sqfs_file_fops = {
+	.llseek = sqfs_file_llseek,
+	.read_iter = generic_file_read_iter,
+	.mmap = generic_file_readonly_mmap,
+	.splice_read = generic_file_splice_read,
+};
+
 const struct address_space_operations sqfs_file_aops = {
 	.read_folio = sqfs_read_folio,
 	.readahead = sqfs_readahead,

@@ -152,7 +152,7 @@ static int sqfs_read_reg(struct inode *inode, struct sqfs_mcur *c, bool ext)
 	inode->i_blocks = DIV_ROUND_UP_ULL(size - sparse, 512);
 	inode->i_mode |= S_IFREG;
 	inode->i_op = &sqfs_file_iops;
-	inode->i_fop = &generic_ro_fops;
+	inode->i_fop = &sqfs_file_fops;
 	inode->i_mapping->a_ops = &sqfs_file_aops;
 	return sqfs_set_nlink(inode, nlink);
 bad:

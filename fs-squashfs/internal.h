@@ -195,6 +195,7 @@ extern const struct file_operations sqfs_dir_fops;
 
 /* file.c */
 extern const struct address_space_operations sqfs_file_aops;
+extern const struct file_operations sqfs_file_fops;
 void sqfs_file_evict(struct inode *inode);
 
 /* export.c */
