@@ -8,11 +8,26 @@ BOOT_TIMEOUT ?= 240## check: seconds a busybox boot may take, start to power-off
 DEBIAN_TIMEOUT ?= 500## check: seconds a debian boot may take, start to power-off (measured 207-316 s under TCG)
 SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-uefi debian-bios debian-uefi remaster missing-medium)
 
+BENCH_ROUNDS ?= 5## bench: rounds (stock and ours interleaved in each round); medians and min-max over them
+BENCH_SMP ?= 4## bench: guest vCPUs (parallel readers run N=2 and N=4 up to this; TCG runs them on the host's cores)
+BENCH_MEM ?= 1024## bench: guest memory in MiB
+BENCH_TREE ?= $(BUILD)/rootfs/debian## bench: the root tree packed into the tree images (`make rootfs ROOTFS=debian` if missing)
+BENCH_FILE_MB ?= 8## bench: size in MiB of each of the 4 generated large files (2 text-like, 2 binary-like)
+BENCH_COMPS ?= gzip:128K xz:128K zstd:128K lz4:128K lzo:128K zstd:4K zstd:1M## bench: squashfs images of the large files, as COMP:BLOCK
+BENCH_TREE_COMPS ?= zstd:128K## bench: squashfs images of the tree (each adds ~4 min per round under TCG; xz ~6 min)
+BENCH_EROFS ?= lz4hc none## bench: EROFS images (mkfs.erofs -zlz4hc, uncompressed); empty = no EROFS column
+BENCH_WORKLOADS ?= stat cat tar seq rand par mem## bench: workload groups (mount time and a readdir walk always run)
+BENCH_RAND_N ?= 2000## bench: 4 KiB random reads per random-read run
+BENCH_MOUNTS ?= 16## bench: mounts of the memory test (one loop device each over the same disk)
+BENCH_TIMEOUT ?= 5400## bench: seconds the benchmark boot may take
+
 export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
+export BENCH_ROUNDS BENCH_SMP BENCH_MEM BENCH_TREE BENCH_FILE_MB BENCH_COMPS BENCH_TREE_COMPS BENCH_EROFS
+export BENCH_WORKLOADS BENCH_RAND_N BENCH_MOUNTS BENCH_TIMEOUT
 
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 
-.PHONY: check check-quick check-suites check-accel check-lint
+.PHONY: check check-quick check-full check-suites check-accel check-lint bench bench-smoke
 check: deps module ## the live-ISO boot tests (both ISOs, BIOS, UEFI, remaster, missing medium) and the driver tests; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
@@ -21,6 +36,9 @@ check-live: deps ## only the live-ISO boot tests
 
 check-driver: deps kernel module ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
 	@bash $(TOP)/boot-tests/driver/run.sh quick
+
+check-full: deps kernel module ## the driver tests' full matrix: 153 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; hours under TCG
+	@bash $(TOP)/boot-tests/driver/run.sh full
 
 check-quick: deps ## build and boot the busybox ISO once (BIOS) with every guest check
 	@$(BOOT_TESTS) quick
@@ -33,4 +51,12 @@ check-accel: ## print the QEMU accelerator the tests use (kvm or tcg; probed onc
 	@bash $(TOP)/boot-tests/accel.sh
 
 check-lint: ## shellcheck the boot-tests scripts
-	shellcheck $(TOP)/boot-tests/*.sh
+	shellcheck $(TOP)/boot-tests/*.sh $(TOP)/boot-tests/bench/bench.sh
+	shellcheck -s sh $(TOP)/boot-tests/bench/guest-init.sh
+
+bench: deps module ## A/B benchmark in QEMU on Debian's kernel: stock squashfs.ko vs ours vs EROFS (table, build/bench/run-full/results.json, ratios.png)
+	@[ -d "$(BENCH_TREE)" ] || $(MAKE) --no-print-directory rootfs ROOTFS=debian
+	@bash $(TOP)/boot-tests/bench/bench.sh full
+
+bench-smoke: deps module ## the benchmark in smoke mode (tiny data, 1 round, ~1 min): TAP checks that every part of it works
+	@bash $(TOP)/boot-tests/bench/bench.sh smoke

@@ -14,6 +14,7 @@ PACKAGES=(
     flex bison bc libssl-dev libelf-dev cpio ccache build-essential
     xz-utils zstd kmod rsync python3 attr shellcheck
     linux-image-amd64 linux-headers-amd64
+    erofs-utils gnuplot-nox
 )
 
 if [[ $(id -u) -ne 0 ]]; then

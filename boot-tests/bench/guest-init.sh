@@ -187,16 +187,16 @@ while [ "$r" -lt "$ROUNDS" ]; do
 			fstype=erofs pre=erofs
 			;;
 		esac
-		say "ROUND $r $drv"
+		say "ROUND $r $drv t=$(cut -d " " -f 1 /proc/uptime)"
 		while read -r id vd; do
 			case $id in
 			t-$pre-*)
-				say "BEGIN $r $drv $id"
+				say "BEGIN $r $drv $id t=$(cut -d " " -f 1 /proc/uptime)"
 				tree_image "$r" "$drv" "$id" "$fstype" "$vd"
 				has mem && mem_test "$r" "$drv" "$id" "$fstype" "$vd"
 				;;
 			b-$pre-*)
-				say "BEGIN $r $drv $id"
+				say "BEGIN $r $drv $id t=$(cut -d " " -f 1 /proc/uptime)"
 				big_image "$r" "$drv" "$id" "$fstype" "$vd"
 				;;
 			esac
@@ -210,6 +210,6 @@ while [ "$r" -lt "$ROUNDS" ]; do
 		esac
 	done
 done
-say "DONE"
+say "DONE t=$(cut -d " " -f 1 /proc/uptime)"
 sync
 poweroff -f

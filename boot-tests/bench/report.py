@@ -90,7 +90,9 @@ def main():
                     k, v = w.split("=", 1)
                     params.setdefault(k, v)
     comps_line = open(os.path.join(rundir, "params")).read()
-    comps = re.search(r"^comps=(.*)$", comps_line, re.M).group(1).split()
+    comps_b = re.search(r"^comps=(.*)$", comps_line, re.M).group(1).split()
+    comps_t = re.search(r"^tree_comps=(.*)$", comps_line, re.M).group(1).split()
+    comps = comps_b + [c for c in comps_t if c not in comps_b]
     erofs = re.search(r"^erofs=(.*)$", comps_line, re.M).group(1).split()
     workloads = re.search(r"^workloads=(\S.*?) rand_n=", comps_line, re.M).group(1).split()
     rounds = int(params["rounds"])
@@ -161,7 +163,7 @@ def main():
     rows = []
     for wl in wls:
         for ds in ("t", "b"):
-            for c in comps:
+            for c in (comps_t if ds == "t" else comps_b):
                 img = "%s-sq-%s" % (ds, c.replace(":", "-"))
                 st = stats(raw.get((wl, img, "stock"), []))
                 ou = stats(raw.get((wl, img, "ours"), []))
@@ -214,7 +216,7 @@ def main():
 
     # --- files ---
     with open(os.path.join(rundir, "results.json"), "w") as f:
-        json.dump({"params": params, "comps": comps, "erofs": erofs, "workloads": workloads,
+        json.dump({"params": params, "comps": comps_b, "tree_comps": comps_t, "erofs": erofs, "workloads": workloads,
                    "rows": rows, "slabtop": slabtop, "fails": fails}, f, indent=1)
     with open(os.path.join(rundir, "results.tsv"), "w") as f:
         f.write("workload\timage\tdriver\tunit\tbetter\tmedian\tmin\tmax\tn\tvalues\n")
