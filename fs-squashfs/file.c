@@ -314,13 +314,21 @@ static void sqfs_readahead(struct readahead_control *rac)
 	struct inode *inode = rac->mapping->host;
 	struct super_block *sb = inode->i_sb;
 	unsigned int shift = SQFS_SB(sb)->block_log - PAGE_SHIFT;
-	u64 last = (readahead_pos(rac) + readahead_length(rac) - 1) >>
-		   SQFS_SB(sb)->block_log;
+	u32 bs = SQFS_SB(sb)->block_size;
+	loff_t start = round_down(readahead_pos(rac), bs), end;
 	struct sqfs_src src = SQFS_SRC_NONE;
 	struct sqfs_run run = { .n = 0 };
 	struct folio *folio;
 	int err = 0;
+	u64 last;
 
+	/* a block is decompressed whole: read all of its pages while at it */
+	end = round_up(readahead_pos(rac) + readahead_length(rac), bs);
+	end = min_t(loff_t, end, round_up(i_size_read(inode), PAGE_SIZE));
+	if (end > start)
+		readahead_expand(rac, start, end - start);
+	last = (readahead_pos(rac) + readahead_length(rac) - 1) >>
+	       SQFS_SB(sb)->block_log;
 	while ((folio = readahead_folio(rac))) {
 		u64 idx = (u64)folio->index >> shift;
 
