@@ -20,10 +20,12 @@ BENCH_WORKLOADS ?= stat cat tar seq rand par mem## bench: workload groups (mount
 BENCH_RAND_N ?= 2000## bench: 4 KiB random reads per random-read run
 BENCH_MOUNTS ?= 16## bench: mounts of the memory test (one loop device each over the same disk)
 BENCH_TIMEOUT ?= 5400## bench: seconds the benchmark boot may take
+BENCH_LIVE ?= no## bench: yes = `make bench` also runs bench-live at the end (adds ~15 min under TCG)
+BENCH_LIVE_ROUNDS ?= 3## bench-live: boots of each variant (alternating ours, dracut, ours, ...)
 
 export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
 export BENCH_ROUNDS BENCH_SMP BENCH_MEM BENCH_TREE BENCH_FILE_MB BENCH_COMPS BENCH_TREE_COMPS BENCH_EROFS
-export BENCH_WORKLOADS BENCH_RAND_N BENCH_MOUNTS BENCH_TIMEOUT
+export BENCH_WORKLOADS BENCH_RAND_N BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS
 
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 
@@ -51,12 +53,17 @@ check-accel: ## print the QEMU accelerator the tests use (kvm or tcg; probed onc
 	@bash $(TOP)/boot-tests/accel.sh
 
 check-lint: ## shellcheck the boot-tests scripts
-	shellcheck $(TOP)/boot-tests/*.sh $(TOP)/boot-tests/bench/bench.sh
+	shellcheck $(TOP)/boot-tests/*.sh $(TOP)/boot-tests/bench/bench.sh $(TOP)/boot-tests/bench/liveboot.sh
 	shellcheck -s sh $(TOP)/boot-tests/bench/guest-init.sh
 
 bench: deps module ## A/B benchmark in QEMU on Debian's kernel: stock squashfs.ko vs ours vs EROFS (table, build/bench/run-full/results.json, ratios.png)
 	@[ -d "$(BENCH_TREE)" ] || $(MAKE) --no-print-directory rootfs ROOTFS=debian
 	@bash $(TOP)/boot-tests/bench/bench.sh full
+	@[ "$(BENCH_LIVE)" != yes ] || bash $(TOP)/boot-tests/bench/liveboot.sh
 
 bench-smoke: deps module ## the benchmark in smoke mode (tiny data, 1 round, ~1 min): TAP checks that every part of it works
 	@bash $(TOP)/boot-tests/bench/bench.sh smoke
+
+bench-live: deps ## live boot time, QEMU start to root shell: our ISO vs the same ISO through dracut's dmsquash-live (build/bench/run-live/)
+	@[ -f "$(BUILD)/livesquash-debian.iso" ] || $(MAKE) --no-print-directory iso ROOTFS=debian
+	@bash $(TOP)/boot-tests/bench/liveboot.sh

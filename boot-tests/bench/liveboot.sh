@@ -1,0 +1,164 @@
+#!/bin/bash
+# boot-tests/bench/liveboot.sh: workload 8 of the benchmark: live boot time, QEMU start to
+# a root shell, of our live ISO with our dracut module (its own initrd) versus the very
+# same ISO, kernel and root image booted through dracut's own dmsquash-live.
+#
+# usage: bash boot-tests/bench/liveboot.sh
+# Both boots take the kernel (our bzImage, squashfs built in: the driver is ours in both)
+# and the command line from the ISO, and boot it with -kernel/-initrd with the ISO as a
+# CD-ROM (no GRUB: its 7-15 s under TCG would be the same for both). The two initrds
+# differ only in the live module: ours is the ISO's /boot/initrd.img (dracut -m "base
+# udev-rules livesquash"); the peer is dracut -m "base udev-rules dmsquash-live", also
+# without systemd and kernel modules, zstd, booted with rd.live.overlay.overlayfs=1.
+# "Root shell" = the ISO's test hook (livesquash-autorun.service, a root shell at the end
+# of boot) runs our fw_cfg script, which writes a line to the second serial port; the
+# host stamps the moment that line appears. Boots alternate (ours, dracut, ours, ...).
+# Output: a table, build/bench/run-live/live.{tsv,json}, logs per boot.
+# Environment: LIVE_ISO (default build/livesquash-debian.iso), BENCH_LIVE_ROUNDS (3),
+# BENCH_LIVE_MEM (1024), BENCH_LIVE_SMP (2), BENCH_LIVE_TIMEOUT (seconds per boot, 600),
+# ACCEL.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=${TOP:-$(cd "$here/../.." && pwd)}
+BUILD=${BUILD:-$TOP/build}
+ISO=${LIVE_ISO:-$BUILD/livesquash-debian.iso}
+ROUNDS=${BENCH_LIVE_ROUNDS:-3}
+MEM=${BENCH_LIVE_MEM:-1024}
+SMP=${BENCH_LIVE_SMP:-2}
+TMO=${BENCH_LIVE_TIMEOUT:-600}
+R=$BUILD/bench/run-live
+C=$BUILD/bench/live-cache
+rm -rf "$R"
+mkdir -p "$R" "$C"
+die() {
+	echo "liveboot: $*" >&2
+	exit 1
+}
+[[ -f $ISO ]] || die "no $ISO: run 'make iso ROOTFS=debian'"
+accel=$(bash "$TOP/boot-tests/accel.sh")
+
+# the ISO's kernel, initrd and command line
+cp "$ISO" "$R/live.iso"
+xorriso -osirrox on -indev "$R/live.iso" -extract /boot/vmlinuz "$R/vmlinuz" \
+	-extract /boot/initrd.img "$R/initrd-ours.img" -extract /boot/grub/grub.cfg "$R/grub.cfg" \
+	>"$R/xorriso.log" 2>&1 || die "xorriso could not extract /boot from $ISO"
+cmdline=$(awk '$1 == "linux" { $1 = ""; $2 = ""; print; exit }' "$R/grub.cfg" | sed 's/^ *//')
+[[ $cmdline == *root=live:* ]] || die "no root=live: in $R/grub.cfg"
+# the serial console is ttyS0 for both; drop the VGA console (there is none)
+cmdline=${cmdline//console=tty0 /}
+
+# the dmsquash-live initrd, cached by dracut's version and the module's files
+key=$( {
+	dracut --version 2>/dev/null
+	cat /usr/lib/dracut/modules.d/90dmsquash-live/*
+	echo v1
+} | sha256sum | cut -c1-16)
+peer=$C/initrd-dmsquash-$key.img
+if [[ ! -s $peer ]]; then
+	mkdir -p "$C/empty-confdir"
+	echo "# building the dmsquash-live initrd (dracut)"
+	dracut --force --no-hostonly --no-hostonly-cmdline --no-early-microcode \
+		--conf /dev/null --confdir "$C/empty-confdir" \
+		-m "base udev-rules dmsquash-live" -o "systemd systemd-initrd dracut-systemd" \
+		--no-kernel --zstd "$peer.tmp" >"$C/dracut.log" 2>&1 ||
+		die "dracut failed: $(tail -n 5 "$C/dracut.log" | tr '\n' '|')"
+	chmod 0644 "$peer.tmp"
+	mv "$peer.tmp" "$peer"
+fi
+cp "$peer" "$R/initrd-dracut.img"
+
+cat >"$R/autorun" <<'EOF'
+#!/bin/sh
+# benchmark hook: report that a root shell runs, and how the root was mounted
+{
+	echo "@@ READY uptime=$(cut -d ' ' -f 1 /proc/uptime) uid=$(id -u)"
+	echo "@@ ROOT $(grep -E ' / | /run/' /proc/mounts | grep -E 'overlay|squashfs|iso9660' | tr '\n' '|')"
+	echo "@@ CMDLINE $(cat /proc/cmdline)"
+	echo "@@ DMESG-LIVESQUASH $(dmesg | grep -c livesquash)"
+} >/dev/ttyS1
+sync
+echo o >/proc/sysrq-trigger
+sleep 20
+poweroff -f
+EOF
+
+# boot VARIANT ROUND: prints "seconds-to-ready guest-uptime-at-ready" or fails
+boot() {
+	local v=$1 r=$2 base=$R/$1-$2 append=$cmdline initrd t0 t1 pid
+	initrd=$R/initrd-$v.img
+	[[ $v == dracut ]] && append="$cmdline rd.live.overlay.overlayfs=1"
+	: >"$base.out"
+	t0=$(date +%s.%N)
+	timeout --kill-after=10 "$TMO" qemu-system-x86_64 -machine pc -accel "$accel" -m "$MEM" \
+		-smp "$SMP" -display none -monitor none -no-reboot \
+		-serial "file:$base.console" -serial "file:$base.out" \
+		-kernel "$R/vmlinuz" -initrd "$initrd" -append "$append panic=-1" \
+		-drive "file=$R/live.iso,media=cdrom,readonly=on" \
+		-fw_cfg "name=opt/livesquash/autorun,file=$R/autorun" \
+		</dev/null >"$base.qemu" 2>&1 &
+	pid=$!
+	t1=""
+	while kill -0 "$pid" 2>/dev/null; do
+		if [[ -z $t1 ]] && grep -q '^@@ READY' "$base.out" 2>/dev/null; then
+			t1=$(date +%s.%N)
+		fi
+		sleep 0.2
+	done
+	wait "$pid" || true
+	if [[ -z $t1 ]] && grep -q '^@@ READY' "$base.out"; then
+		t1=$(date +%s.%N)
+	fi
+	[[ -n $t1 ]] || return 1
+	awk -v a="$t0" -v b="$t1" -v u="$(grep -m1 '^@@ READY' "$base.out" | sed 's/.*uptime=\([0-9.]*\).*/\1/')" \
+		'BEGIN { printf "%.2f %s\n", b - a, u }'
+}
+
+echo "# live boot: $ISO, accel=$accel, -smp $SMP (host $(nproc) CPUs), ${MEM} MiB, $ROUNDS rounds"
+echo "# cmdline (ours):   $cmdline"
+echo "# cmdline (dracut): $cmdline rd.live.overlay.overlayfs=1"
+printf 'variant\tround\tseconds\tguest_uptime\troot\n' >"$R/live.tsv"
+fails=0
+for r in $(seq 1 "$ROUNDS"); do
+	for v in ours dracut; do
+		if res=$(boot "$v" "$r"); then
+			root=$(grep -m1 '^@@ ROOT' "$R/$v-$r.out" | cut -c9- | tr -d '\r\t')
+			printf '%s\t%s\t%s\t%s\t%s\n' "$v" "$r" "${res% *}" "${res#* }" "$root" >>"$R/live.tsv"
+			echo "# round $r $v: ${res% *} s to a root shell (guest uptime ${res#* } s)"
+		else
+			fails=$((fails + 1))
+			echo "# round $r $v: no root shell within $TMO s (see $R/$v-$r.console)"
+		fi
+	done
+done
+python3 - "$R" "$accel" <<'EOF'
+import json, statistics, sys
+rundir, accel = sys.argv[1], sys.argv[2]
+rows = [l.rstrip("\n").split("\t") for l in open(rundir + "/live.tsv")][1:]
+res = {}
+for v in ("ours", "dracut"):
+    s = [float(r[2]) for r in rows if r[0] == v]
+    u = [float(r[3]) for r in rows if r[0] == v]
+    res[v] = {"seconds": s, "uptime": u,
+              "median": statistics.median(s) if s else None, "min": min(s) if s else None,
+              "max": max(s) if s else None,
+              "uptime_median": statistics.median(u) if u else None,
+              "root": sorted({r[4] for r in rows if r[0] == v})}
+o, d = res["ours"]["median"], res["dracut"]["median"]
+res["ratio_ours_dracut"] = o / d if o and d else None
+res["accel"] = accel
+json.dump(res, open(rundir + "/live.json", "w"), indent=1)
+print("workload   unit  better  ours(livesquash)  dracut(dmsquash-live)  ours/dracut")
+def cell(x):
+    if not x["seconds"]:
+        return "-"
+    return "%.1f [%.1f-%.1f]" % (x["median"], x["min"], x["max"])
+print("live-boot  s     lower   %-16s  %-21s  %s" % (cell(res["ours"]), cell(res["dracut"]),
+      "%.2f" % res["ratio_ours_dracut"] if res["ratio_ours_dracut"] else "-"))
+print("# guest uptime at the root shell (kernel start to shell), medians: ours %s s, dracut %s s"
+      % (res["ours"]["uptime_median"], res["dracut"]["uptime_median"]))
+for v in ("ours", "dracut"):
+    print("# %s root: %s" % (v, " / ".join(res[v]["root"])[:300]))
+EOF
+echo "# files: $R/live.tsv live.json, per boot: VARIANT-ROUND.{console,out}"
+[[ $fails -eq 0 ]]
