@@ -203,7 +203,7 @@ cat >"$R/params" <<EOF
 mode=$mode accel=$accel smp=$SMP mem=$MEM host_cpus=$(nproc) rounds=$ROUNDS
 kernel=$DEB_KERNEL kver=$kver
 stock=$STOCK_KO sha256=$(sha256sum <"$STOCK_KO" | cut -c1-16)
-ours=$OUR_KO sha256=$(sha256sum <"$R/squashfs-ours.ko" | cut -c1-16)
+ours=$OUR_KO sha256=$(sha256sum <"$R/squashfs-ours.ko" | cut -c1-16) built=$(stat -c %y "$OUR_KO" | cut -c1-19 | tr ' ' T) fs-squashfs-commit=$(git -C "$TOP" log -1 --format=%h -- fs-squashfs 2>/dev/null || echo none)
 tree=$tree files=$(find "$tree" -type f | wc -l) bytes=$(du -sb "$tree" | cut -f 1)
 big=$big file_mb=$FILE_MB
 comps=$COMPS

@@ -192,6 +192,10 @@ def main():
     accel = params.get("accel", "?")
     print("# livesquash bench: accel=%s, %s vCPUs on %s host CPUs, %s MiB, %d round(s), kernel %s"
           % (accel, smp, params.get("host_cpus"), params.get("mem"), rounds, params.get("kver")))
+    m = re.search(r"^ours=(\S+) sha256=(\S+) built=(\S+) fs-squashfs-commit=(\S+)", comps_line, re.M)
+    if m:
+        print("# ours: %s (sha256 %s, built %s, last fs-squashfs commit %s); stock: Debian's squashfs.ko"
+              % m.groups())
     if accel == "tcg":
         print("# TCG (emulated CPU): absolute figures mean little; read the ratios (ours/stock > 1 is"
               " better for 'higher' units, < 1 for 'lower' ones)")
