@@ -1,15 +1,18 @@
 #!/bin/sh
-# boot-tests/manifest.sh: a sorted manifest of every path under a root.
+# boot-tests/manifest.sh: a sorted manifest of every path under a root, for the
+# live-ISO tests (boot-tests/) and the driver tests (boot-tests/driver/).
 # POSIX sh: runs on the host (coreutils) and in the guest (busybox or coreutils)
 # and prints the same bytes for the same tree.
 #
-# usage: manifest.sh [-x EXCLUDES] ROOT
+# usage: manifest.sh [-X] [-x EXCLUDES] ROOT
 #        manifest.sh -x EXCLUDES -F MANIFEST   (filter an existing manifest)
+#   -X        symlink targets and xattrs from the lsqx helper (boot-tests/driver/
+#             lsqx.c, in $LSQX or PATH), and an xattrs column
 #   EXCLUDES: lines "= ./path" (leave out that path) or "/ ./path" (that path and
 #   everything under it).
 #
 # One line per path, sorted with LC_ALL=C, fields separated by a tab:
-#   path type mode uid gid nlink size mtime data linkgroup
+#   path type mode uid gid nlink size mtime data linkgroup [xattrs]
 #   path      ./relative/path ("." is ROOT itself)
 #   type      f d l c b p s
 #   mode      permission bits incl. setuid/setgid/sticky, 4 octal digits
@@ -17,7 +20,8 @@
 #   size      bytes, regular files only ("-" else)
 #   mtime     seconds since the epoch (squashfs stores seconds)
 #   data      f: sha256 of the content; l: symlink target; c/b: major:minor; else -
-#   linkgroup regular files with nlink > 1: the lowest path sharing the inode; else -
+#   linkgroup non-directories with nlink > 1: the lowest path sharing the inode; else -
+#   xattrs    (-X) name=hexvalue;... sorted by name, "-" when none
 set -eu
 
 LC_ALL=C
@@ -47,12 +51,27 @@ function excluded(p) {
 	return 0
 }'
 
+usage() {
+	echo "usage: manifest.sh [-X] [-x EXCLUDES] ROOT | manifest.sh -x EXCLUDES -F MANIFEST" >&2
+	exit 2
+}
 excludes=/dev/null
-if [ "${1:-}" = -x ]; then
-	excludes=$2
-	shift 2
-	case $excludes in /*) ;; *) excludes=$(pwd)/$excludes ;; esac
-fi
+lsqx=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-x)
+		[ $# -ge 2 ] || usage
+		excludes=$2
+		shift 2
+		case $excludes in /*) ;; *) excludes=$(pwd)/$excludes ;; esac
+		;;
+	-X)
+		lsqx=${LSQX:-lsqx}
+		shift
+		;;
+	*) break ;;
+	esac
+done
 if [ "${1:-}" = -F ] && [ $# -eq 2 ]; then
 	awk -F '\t' -v exfile="$excludes" "$AWK_EXCLUDE"'
 BEGIN { load_excludes(exfile) }
@@ -60,8 +79,7 @@ BEGIN { load_excludes(exfile) }
 	exit
 fi
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
-	echo "usage: manifest.sh [-x EXCLUDES] ROOT | manifest.sh -x EXCLUDES -F MANIFEST" >&2
-	exit 2
+	usage
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/manifest.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -79,8 +97,16 @@ if [ "$rc" -ne 0 ]; then
 	echo "manifest.sh: find/stat failed ($rc) under $1" >&2
 	exit 1
 fi
+: >"$tmp/x"
+if [ -n "$lsqx" ]; then
+	find . -xdev -exec "$lsqx" {} + >"$tmp/x" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "manifest.sh: find/lsqx failed ($rc) under $1" >&2
+		exit 1
+	fi
+fi
 
-awk -F "$T" -v shafile="$tmp/sha" -v exfile="$excludes" "$AWK_EXCLUDE"'
+awk -F "$T" -v shafile="$tmp/sha" -v xfile="$tmp/x" -v withx="${lsqx:+1}" -v exfile="$excludes" "$AWK_EXCLUDE"'
 function hex(s,   i, n) {
 	n = 0
 	s = tolower(s)
@@ -91,6 +117,11 @@ function hex(s,   i, n) {
 BEGIN {
 	while ((getline line < shafile) > 0)
 		sha[substr(line, 67)] = substr(line, 1, 64)
+	while ((getline line < xfile) > 0) {
+		split(line, x, "\t")
+		link[x[1]] = x[2]
+		xattr[x[1]] = x[3]
+	}
 	load_excludes(exfile)
 	types[1] = "p"; types[2] = "c"; types[4] = "d"; types[6] = "b"
 	types[8] = "f"; types[10] = "l"; types[12] = "s"
@@ -108,13 +139,13 @@ BEGIN {
 	data = "-"
 	if (t == "d")
 		nlink = "-"
+	else if ($4 > 1 && (!($7 in lowest) || p < lowest[$7]))
+		lowest[$7] = p
 	if (t == "f") {
 		size = $5
 		data = (p in sha) ? sha[p] : "NO-SHA256"
-		if ($4 > 1) {
-			if (!($7 in lowest) || p < lowest[$7])
-				lowest[$7] = p
-		}
+	} else if (t == "l" && withx) {
+		data = (p in link) ? link[p] : "NO-LINK"
 	} else if (t == "l") {
 		n = $11
 		q = "\047" p "\047 -> \047"
@@ -129,9 +160,10 @@ BEGIN {
 	}
 	n_out++
 	line_out[n_out] = p "\t" t "\t" sprintf("%04o", raw % 4096) "\t" $2 "\t" $3 "\t" nlink "\t" size "\t" $6 "\t" data
-	key_out[n_out] = (t == "f" && $4 > 1) ? $7 : ""
+	key_out[n_out] = (t != "d" && $4 > 1) ? $7 : ""
+	x_out[n_out] = withx ? "\t" ((p in xattr) ? xattr[p] : "NO-XATTR") : ""
 }
 END {
 	for (i = 1; i <= n_out; i++)
-		print line_out[i] "\t" (key_out[i] != "" ? lowest[key_out[i]] : "-")
+		print line_out[i] "\t" (key_out[i] != "" ? lowest[key_out[i]] : "-") x_out[i]
 }' "$tmp/stat" | sort

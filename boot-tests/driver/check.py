@@ -41,22 +41,23 @@ def read_tsv(path):
 
 
 def expected(lines, writer, opts):
+    # fields (manifest.sh -X): path type mode uid gid nlink size mtime data linkgroup xattrs
     out = []
     for line in lines:
         f = line.split(b"\t")
-        if writer == "tar" and int(f[1], 16) & 0o170000 == 0o140000:
+        if writer == "tar" and f[1] == b"s":
             continue
         if writer == "mk" and "-no-xattrs" in opts.split():
-            f[8] = b"-"
+            f[10] = b"-"
         if writer == "gen":
             if f[0] == b".":
-                f[4] = b"0"
+                f[7] = b"0"
             if f[5] not in (b"-", b"1"):
                 f[5] = b"1"
                 f[9] = b"-"
-            if f[8] != b"-":
-                kept = [x for x in f[8].split(b";") if not x.endswith(b"=")]
-                f[8] = b";".join(kept) if kept else b"-"
+            if f[10] != b"-":
+                kept = [x for x in f[10].split(b";") if not x.endswith(b"=")]
+                f[10] = b";".join(kept) if kept else b"-"
         out.append(b"\t".join(f))
     return out
 

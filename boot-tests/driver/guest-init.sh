@@ -71,7 +71,7 @@ good() { # DRV ID DEV
 	say "XATTR-ROOT $(LSQX_ENOTSUP=1 lsqx /mnt 2>&1 | cut -f 3 | cut -c1-60)"
 	say "DF $(df -k /mnt | tail -n 1 | tr -s ' ' | cut -d ' ' -f 2-4)"
 	rc=0
-	sh /bin/manifest.sh /mnt >/tmp/m1 2>/tmp/err || rc=$?
+	sh /bin/manifest.sh -X /mnt >/tmp/m1 2>/tmp/err || rc=$?
 	sha=$(sha256sum </tmp/m1 | cut -c1-64)
 	say "MANIFEST rc=$rc lines=$(wc -l </tmp/m1) sha=$sha stderr=$(wc -l </tmp/err) $(first 3 /tmp/err)"
 	want=$(grep "^$2 " /expected | cut -d ' ' -f 2)
@@ -86,7 +86,7 @@ good() { # DRV ID DEV
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	rc=0
-	sh /bin/manifest.sh /mnt >/tmp/m2 2>/tmp/err || rc=$?
+	sh /bin/manifest.sh -X /mnt >/tmp/m2 2>/tmp/err || rc=$?
 	say "REREAD rc=$rc sha=$(sha256sum </tmp/m2 | cut -c1-64)"
 	rc=0
 	mount -o remount,rw /mnt 2>/tmp/err || rc=$?

@@ -81,7 +81,8 @@ if [[ ! -x $D/bin/lsqx || $here/lsqx.c -nt $D/bin/lsqx ]]; then
 	gcc -O2 -Wall -static -o "$D/bin/lsqx" "$here/lsqx.c"
 	gcc -O2 -Wall -o "$D/bin/lsqx-host" "$here/lsqx.c"
 fi
-manifest() { LSQX=$D/bin/lsqx-host sh "$here/manifest.sh" "$1"; }
+# the manifest script is shared with the live-ISO tests; -X: xattrs and link targets by lsqx
+manifest() { LSQX=$D/bin/lsqx-host sh "$TOP/boot-tests/manifest.sh" -X "$1"; }
 
 trees=(std small)
 [[ $mode == full ]] && trees+=(big)
@@ -245,7 +246,7 @@ mkinitrd() {
 		[[ $a == busybox ]] || ln -s busybox "$s/bin/$a"
 	done
 	cp "$D/bin/lsqx" "$s/bin/lsqx"
-	cp "$here/manifest.sh" "$s/bin/manifest.sh"
+	cp "$TOP/boot-tests/manifest.sh" "$s/bin/manifest.sh"
 	cp "$here/guest-init.sh" "$s/init"
 	chmod 755 "$s/init"
 	cp "$R/expected" "$s/expected"
