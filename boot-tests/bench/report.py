@@ -218,6 +218,15 @@ def main():
             print(line)
             out.write(line + "\n")
 
+    # a control: warm page-cache reads run little driver code, so their ours/stock spread
+    # shows how much of a difference the machine's noise alone makes
+    warm = sorted(r["ours_stock"] for r in rows
+                  if r["ours_stock"] and r["workload"] in ("seq-text-warm", "seq-bin-warm", "rand-warm"))
+    if warm:
+        print("# control: ours/stock of warm page-cache reads (seq/rand *-warm, little driver code) spans"
+              " %.2f-%.2f (median %.2f) over %d rows: differences within that band are noise"
+              % (warm[0], warm[-1], statistics.median(warm), len(warm)))
+
     # --- files ---
     with open(os.path.join(rundir, "results.json"), "w") as f:
         json.dump({"params": params, "comps": comps_b, "tree_comps": comps_t, "erofs": erofs, "workloads": workloads,
