@@ -18,7 +18,8 @@
 # boot, default 1200 quick / 14400 full), DRIVER_STALL (seconds without guest output
 # that count as a hang, default 240; 3600 for the big tree), SENDALL=1 (send every
 # guest manifest), DRIVER_BOOTS=no (host checks only: trees, images, unsquashfs),
-# DRIVER_ONLY="ours-good ..." (only these boots), DRIVER_RUNDIR (instead of
+# DRIVER_ONLY="ours-good ..." (only these boots), DRIVER_STRESS=ID,... (images of the
+# stress pass; default g02,g10 quick), DRIVER_STRESS_SECS (its length per image, 8), DRIVER_RUNDIR (instead of
 # build/driver-tests/run-MODE), DRIVER_TEST_HANG=DRV:ID (the guest stops at that image:
 # a test of the hang watchdog and restart).
 set -euo pipefail
@@ -78,8 +79,8 @@ note "mode=$mode accel=$accel our kernel=$LS_KERNEL debian kernel=$DEB_KERNEL mo
 
 # --- helper, trees, host manifests ---
 if [[ ! -x $D/bin/lsqx || $here/lsqx.c -nt $D/bin/lsqx ]]; then
-	gcc -O2 -Wall -static -o "$D/bin/lsqx" "$here/lsqx.c"
-	gcc -O2 -Wall -o "$D/bin/lsqx-host" "$here/lsqx.c"
+	gcc -O2 -Wall -static -o "$D/bin/lsqx" "$here/lsqx.c" -lm
+	gcc -O2 -Wall -o "$D/bin/lsqx-host" "$here/lsqx.c" -lm
 fi
 # the manifest script is shared with the live-ISO tests; -X: xattrs and link targets by lsqx
 manifest() { LSQX=$D/bin/lsqx-host sh "$TOP/boot-tests/manifest.sh" -X "$1"; }
@@ -120,7 +121,7 @@ matrix() {
 			g12|mk|lz4|4K|-Xhc|std
 			g13|mk|gzip|4K|-Xwindow-size 10|std
 			g14|mk|zstd|128K|-Xcompression-level 19|std
-			g15|gen|xz|128K||std
+			g15|gen|xz|128K|-e|std
 			g16|tar|lzo|1M||std
 		EOF
 		return
@@ -142,7 +143,7 @@ matrix() {
 		printf 'x%s3|mk|gzip|%s|-Xwindow-size 10|std\n' "$b" "$b"
 		printf 'x%s4|mk|zstd|%s|-Xcompression-level 19|std\n' "$b" "$b"
 		for c in gzip xz lzo lz4 zstd; do
-			printf 'n%s%s|gen|%s|%s||std\n' "$b" "$c" "$c" "$b"
+			printf 'n%s%s|gen|%s|%s|-e|std\n' "$b" "$c" "$c" "$b"
 			printf 't%s%s|tar|%s|%s||std\n' "$b" "$c" "$c" "$b"
 		done
 	done
@@ -195,6 +196,22 @@ while IFS='|' read -r id w c bs opts tree; do
 	fi
 done < <(matrix)
 nimg=$(wc -l <"$R/good.tsv")
+# the stress pass (several processes reading at once, drop_caches, sendfile, splice)
+# runs on a few images (a 4K-block and a 1M-block one of different compressors) in
+# boots of their own with two vCPUs (the other boots have one: under TCG on a loaded
+# host a second vCPU slows everything else down)
+if [[ -n ${DRIVER_STRESS:-} ]]; then
+	stress_ids=$DRIVER_STRESS
+elif [[ $mode == quick ]]; then
+	stress_ids=g02,g10
+else
+	stress_ids=$(awk -F '\t' '$3 == "mk" && $6 == "" && $7 == "std" && (($4 == "xz" && $5 == "4K") ||
+		($4 == "zstd" && $5 == "1M") || ($4 == "lzo" && $5 == "128K")) { printf "%s,", $1 }' "$R/good.tsv")
+	stress_ids=${stress_ids%,}
+fi
+echo "$stress_ids" >"$R/stress"
+awk -F '\t' -v ids=",$stress_ids," 'index(ids, "," $1 ",")' "$R/good.tsv" >"$R/good-stress.tsv"
+note "stress pass on: $stress_ids (${DRIVER_STRESS_SECS:-8} s each, 4 processes)"
 note "image matrix: $nimg images in $(($(date +%s) - t0)) s"
 
 # expected manifests (the tree's, with each writer's known deviations) and host
@@ -250,6 +267,9 @@ mkinitrd() {
 	cp "$here/guest-init.sh" "$s/init"
 	chmod 755 "$s/init"
 	cp "$R/expected" "$s/expected"
+	while IFS=$'\t' read -r a _; do
+		cp "$R/exp-$a.man" "$s/expected-$a.man"
+	done <"$R/good-stress.tsv"
 	mknod "$s/dev/console" c 5 1
 	if [[ ${2:-} == debian ]]; then
 		mkdir -p "$s/lib/modules/deps" "$s/lib/modules/drv/stock" "$s/lib/modules/drv/ours"
@@ -266,6 +286,11 @@ mkinitrd "$R/initrd-ours.gz"
 mkinitrd "$R/initrd-debian.gz" debian
 
 # --- QEMU boots ---
+# a QEMU still running when run.sh ends (killed, or an error) is stopped with it
+# (timeout passes the signal on to QEMU)
+QPID=
+trap '[[ -z $QPID ]] || kill "$QPID" 2>/dev/null || true' EXIT
+trap 'exit 130' INT TERM
 # boot NAME KERNEL INITRD MODE DRIVERS LIST: boots until every (driver, disk) pair
 # is done; a boot that hangs or dies is restarted without the pair it was on.
 boot_timeout=${DRIVER_TIMEOUT:-$([[ $mode == quick ]] && echo 1200 || echo 14400)}
@@ -278,7 +303,8 @@ boot() {
 	local -a disks=()
 	local ro=snapshot=on
 	[[ $gmode == bad ]] && ro=readonly=on
-	local i=0 id img attempt skip="" hungpairs="" rc t1 cur qpid
+	local i=0 id img attempt skip="" hungpairs="" rc t1 cur qpid smp=1
+	[[ $gmode == stress ]] && smp=2
 	while IFS=$'\t' read -r id img _; do
 		local slot=$((3 + i / 8)) fn=$((i % 8)) mf=""
 		[[ $fn -eq 0 ]] && mf=",multifunction=on"
@@ -302,13 +328,14 @@ boot() {
 			(cd "$base.skip" && echo skip | cpio -o -H newc --quiet | gzip -1) >>"$base.initrd"
 			rm -rf "$base.skip"
 		fi
-		timeout "$boot_timeout" qemu-system-x86_64 -machine pc -accel "$accel" -m 512 -smp 1 \
+		timeout "$boot_timeout" qemu-system-x86_64 -machine pc -accel "$accel" -m 512 -smp "$smp" \
 			-nodefaults -no-reboot -display none -vga none \
 			-serial "file:$base.console" -serial "file:$base.out" \
 			-kernel "$kernel" -initrd "$base.initrd" \
-			-append "console=ttyS0,115200 panic=-1 lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$i ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
+			-append "console=ttyS0,115200 panic=-1 lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$i lsq.stresssecs=${DRIVER_STRESS_SECS:-8} ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
 			"${disks[@]}" </dev/null >"$base.qemu" 2>&1 &
 		qpid=$!
+		QPID=$qpid
 		# watchdog: no guest output for $stall seconds = a hang; stop this boot
 		local size=-1 now last_change
 		last_change=$(date +%s)
@@ -325,6 +352,7 @@ boot() {
 			fi
 		done
 		wait "$qpid" || rc=$?
+		QPID=
 		note "boot $name attempt $attempt: qemu rc=$rc in $(($(date +%s) - t1)) s"
 		rm -f "$base.initrd"
 		tr -d '\r' <"$base.out" >"$base.out.txt"
@@ -360,6 +388,10 @@ boot ours-good "$R/bzImage-ours" "$R/initrd-ours.gz" good builtin "$R/good-small
 boot ours-bad "$R/bzImage-ours" "$R/initrd-ours.gz" bad builtin "$R/bad.tsv" || true
 boot debian-good "$R/vmlinuz-debian" "$R/initrd-debian.gz" good stock,ours "$R/good-small.tsv" || true
 boot debian-bad "$R/vmlinuz-debian" "$R/initrd-debian.gz" bad stock,ours "$R/bad.tsv" || true
+if [[ -s $R/good-stress.tsv ]]; then
+	boot ours-stress "$R/bzImage-ours" "$R/initrd-ours.gz" stress builtin "$R/good-stress.tsv" || true
+	boot debian-stress "$R/vmlinuz-debian" "$R/initrd-debian.gz" stress stock,ours "$R/good-stress.tsv" || true
+fi
 if [[ -s $R/good-big.tsv ]]; then
 	stall=${DRIVER_STALL:-3600}
 	boot ours-big "$R/bzImage-ours" "$R/initrd-ours.gz" good builtin "$R/good-big.tsv" || true
