@@ -20,7 +20,7 @@ BENCH_WORKLOADS ?= stat cat tar seq rand par mem## bench: workload groups (mount
 BENCH_RAND_N ?= 2000## bench: 4 KiB random reads per random-read run
 BENCH_MOUNTS ?= 16## bench: mounts of the memory test (one loop device each over the same disk)
 BENCH_TIMEOUT ?= 5400## bench: seconds the benchmark boot may take
-BENCH_LIVE ?= no## bench: yes = `make bench` also runs bench-live at the end (adds ~15 min under TCG)
+BENCH_LIVE ?= no## bench: yes = `make bench` also runs bench-live at the end (adds ~10 min under TCG)
 BENCH_LIVE_ROUNDS ?= 3## bench-live: boots of each variant (alternating ours, dracut, ours, ...)
 
 export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
