@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make check: the live-ISO boot tests (run.sh all), then the driver's direct-boot
-# tests (driver/run.sh quick); each prints its own TAP, and the last line adds
-# both up: "total: N passed, N failed". Exit status non-zero if either failed.
+# make check: the live-ISO boot tests (run.sh all), the driver's direct-boot
+# tests (driver/run.sh quick) and the benchmark's smoke run (bench/bench.sh
+# smoke); each prints its own TAP and summary, and the last line adds them up:
+# "N passed, N failed". Exit status non-zero if any failed.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,5 +30,7 @@ suite() { # name command...
 
 suite live bash "$here/run.sh" all
 suite driver bash "$here/driver/run.sh" quick
-echo "total: $passed passed, $failed failed"
+suite bench bash "$here/bench/bench.sh" smoke
+echo "# all suites (live, driver, bench smoke):"
+echo "$passed passed, $failed failed"
 exit "$status"

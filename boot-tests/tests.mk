@@ -30,7 +30,7 @@ export BENCH_WORKLOADS BENCH_RAND_N BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 
 .PHONY: check check-quick check-full check-suites check-accel check-lint bench bench-smoke
-check: deps module ## the live-ISO boot tests (both ISOs, BIOS, UEFI, remaster, missing medium) and the driver tests; TAP, logs in build/tests/
+check: deps module ## the live-ISO boot tests (both ISOs, BIOS, UEFI, remaster, missing medium), the driver tests and the bench smoke run; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
 check-live: deps ## only the live-ISO boot tests
