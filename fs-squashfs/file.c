@@ -279,10 +279,12 @@ static int sqfs_read_folio(struct file *file, struct folio *folio)
 /*
  * Find where the blocks from @idx to @last lie (at most SQFS_RUN_MAX), and
  * start reading all their bytes from the disk in one go: the blocks of a
- * file lie one after the other.
+ * file lie one after the other. In a sequential stream (@ahead) the bytes
+ * that follow are requested too, so that the disk fetches the next run
+ * while this one is being decompressed.
  */
 static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
-			   struct sqfs_run *run)
+			   bool ahead, struct sqfs_run *run)
 {
 	struct sqfs_inode *si = SQFS_I(inode);
 	u64 start = U64_MAX, end = 0;
@@ -294,7 +296,7 @@ static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
 	last = min(last, si->nblocks - 1);
 	n = min_t(u64, last - idx + 1, SQFS_RUN_MAX);
 	run->n = 0;
-	if (n < 2 || sqfs_blocks_at(inode, idx, n, run->pos, run->word))
+	if (sqfs_blocks_at(inode, idx, n, run->pos, run->word))
 		return;
 	run->first = idx;
 	run->n = n;
@@ -306,7 +308,8 @@ static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
 			  (run->word[i] & SQFS_DATA_LEN_MASK));
 	}
 	if (end > start)
-		sqfs_raw_readahead(inode->i_sb, start, end);
+		sqfs_raw_readahead(inode->i_sb, start,
+				   ahead ? end + (end - start) : end);
 }
 
 static void sqfs_readahead(struct readahead_control *rac)
@@ -319,6 +322,7 @@ static void sqfs_readahead(struct readahead_control *rac)
 	struct sqfs_src src = SQFS_SRC_NONE;
 	struct sqfs_run run = { .n = 0 };
 	struct folio *folio;
+	bool ahead = rac->ra && rac->ra->async_size;
 	int err = 0;
 	u64 last;
 
@@ -337,7 +341,7 @@ static void sqfs_readahead(struct readahead_control *rac)
 			err = 0;
 		} else if (idx != src.idx) {
 			sqfs_src_drop(sb, &src);
-			sqfs_run_start(inode, idx, last, &run);
+			sqfs_run_start(inode, idx, last, ahead, &run);
 			err = sqfs_src_load(inode, idx, &src, &run);
 		}
 		if (!err)
