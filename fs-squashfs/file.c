@@ -322,7 +322,9 @@ static void sqfs_readahead(struct readahead_control *rac)
 	struct sqfs_src src = SQFS_SRC_NONE;
 	struct sqfs_run run = { .n = 0 };
 	struct folio *folio;
-	bool ahead = rac->ra && rac->ra->async_size;
+	/* a window the readahead state describes is part of a stream */
+	bool ahead = rac->ra && rac->ra->async_size &&
+		     rac->ra->start == readahead_index(rac);
 	int err = 0;
 	u64 last;
 

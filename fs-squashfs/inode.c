@@ -236,6 +236,7 @@ static int sqfs_read_inode(struct inode *inode, u64 ref)
 	int err;
 
 	memset(SQFS_I(inode), 0, offsetof(struct sqfs_inode, vfs_inode));
+	mutex_init(&SQFS_I(inode)->walk_lock);
 	err = sqfs_meta_read(sb, &c, &h, sizeof(h));
 	if (err)
 		return err;

@@ -382,7 +382,6 @@ static void sqfs_inode_init_once(void *p)
 	struct sqfs_inode *si = p;
 
 	inode_init_once(&si->vfs_inode);
-	mutex_init(&si->walk_lock);
 }
 
 static int __init sqfs_init(void)
