@@ -188,15 +188,14 @@ static int sqfs_readdir(struct file *file, struct dir_context *ctx)
 	}
 	if (ctx->pos == 1) {
 		u32 parent = si->parent;
-		u32 last = SQFS_SB(dir->i_sb)->inode_count;
 
 		/*
-		 * The root's parent is stored as one past the last inode:
-		 * report it as stored, as Linux's own driver does.
+		 * The root has no parent in the image; writers store one past
+		 * the last inode, or 0. Report it as stored, as Linux's own
+		 * driver does. A bad parent of another directory is not used.
 		 */
-		if (dir == dir->i_sb->s_root->d_inode)
-			last++;
-		if (!parent || parent > last)
+		if (dir != dir->i_sb->s_root->d_inode &&
+		    (!parent || parent > SQFS_SB(dir->i_sb)->inode_count))
 			parent = parent_ino(file->f_path.dentry);
 		if (!dir_emit(ctx, "..", 2, parent, DT_DIR))
 			return 0;
