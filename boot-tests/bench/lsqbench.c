@@ -390,26 +390,22 @@ static int cmd_run(int argc, char **argv)
 	return status != 0;
 }
 
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} cmds[] = {
+	{ "seq", cmd_seq },   { "rand", cmd_rand },   { "walk", cmd_walk },
+	{ "stat", cmd_stat }, { "cat", cmd_cat },     { "par", cmd_par },
+	{ "mount", cmd_mount }, { "run", cmd_run },
+};
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(argv[1], "seq"))
-		return cmd_seq(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "rand"))
-		return cmd_rand(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "walk"))
-		return cmd_walk(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "stat"))
-		return cmd_stat(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "cat"))
-		return cmd_cat(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "par"))
-		return cmd_par(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "mount"))
-		return cmd_mount(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 2, argv + 2);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 2, argv + 2);
 	return usage();
 }
