@@ -11,6 +11,7 @@
 #include <linux/pagemap.h>
 #include <linux/highmem.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include "internal.h"
 
 /*
@@ -165,6 +166,27 @@ static int sqfs_src_frag(struct inode *inode, struct sqfs_src *src)
 	return 0;
 }
 
+/* the number of bytes block @idx of @inode holds */
+static inline u32 sqfs_block_len(struct inode *inode, u64 idx)
+{
+	struct sqfs_sb *sbi = SQFS_SB(inode->i_sb);
+
+	return min_t(u64, sbi->block_size,
+		     i_size_read(inode) - (idx << sbi->block_log));
+}
+
+/* where block @idx of @inode lies; @run may know it already */
+static int sqfs_block_find(struct inode *inode, u64 idx,
+			   const struct sqfs_run *run, u64 *pos, u32 *word)
+{
+	if (run && idx >= run->first && idx - run->first < run->n) {
+		*pos = run->pos[idx - run->first];
+		*word = run->word[idx - run->first];
+		return 0;
+	}
+	return sqfs_blocks_at(inode, idx, 1, pos, word);
+}
+
 /* make @src hold block @idx of @inode; @run may know where it is */
 static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
 			 const struct sqfs_run *run)
@@ -177,18 +199,12 @@ static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
 	int ret;
 
 	src->idx = idx;
-	src->len = min_t(u64, sbi->block_size,
-			 inode->i_size - (idx << sbi->block_log));
+	src->len = sqfs_block_len(inode, idx);
 	if (idx >= SQFS_I(inode)->nblocks)
 		return sqfs_src_frag(inode, src);
-	if (run && idx >= run->first && idx - run->first < run->n) {
-		pos = run->pos[idx - run->first];
-		word = run->word[idx - run->first];
-	} else {
-		ret = sqfs_blocks_at(inode, idx, 1, &pos, &word);
-		if (ret)
-			return ret;
-	}
+	ret = sqfs_block_find(inode, idx, run, &pos, &word);
+	if (ret)
+		return ret;
 	if (!word)			/* sparse */
 		return 0;
 	w = sqfs_worker_get(sb);
@@ -312,6 +328,118 @@ static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
 				   ahead ? end + (end - start) : end);
 }
 
+/* map @n pages side by side in the kernel's address space */
+static void *sqfs_map_pages(struct page **pages, unsigned int n)
+{
+	void *addr;
+
+	if (n == 1)
+		return kmap_local_page(pages[0]);
+	addr = vm_map_ram(pages, n, NUMA_NO_NODE);
+	if (!addr) {
+		/* lazily freed mappings may hold the space: free them, retry */
+		vm_unmap_aliases();
+		addr = vm_map_ram(pages, n, NUMA_NO_NODE);
+	}
+	return addr;
+}
+
+static void sqfs_unmap_pages(void *addr, unsigned int n)
+{
+	if (n == 1)
+		kunmap_local(addr);
+	else
+		vm_unmap_ram(addr, n);
+}
+
+/*
+ * Decompress block @idx of @inode straight into @pages, the @n page-cache
+ * pages that hold its @len bytes, with no copy through a buffer.
+ */
+static int sqfs_decode_pages(struct inode *inode, u64 idx,
+			     const struct sqfs_run *run, struct page **pages,
+			     unsigned int n, u32 len)
+{
+	struct super_block *sb = inode->i_sb;
+	size_t size = (size_t)n << PAGE_SHIFT;
+	struct sqfs_worker *w;
+	unsigned int i;
+	void *addr;
+	u64 pos;
+	u32 word;
+	int ret;
+
+	ret = sqfs_block_find(inode, idx, run, &pos, &word);
+	if (ret)
+		return ret;
+	if (!word) {			/* sparse */
+		for (i = 0; i < n; i++)
+			clear_highpage(pages[i]);
+		return 0;
+	}
+	w = sqfs_worker_get(sb);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	addr = sqfs_map_pages(pages, n);
+	if (!addr) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	ret = sqfs_decode(sb, w, pos, word & SQFS_DATA_LEN_MASK,
+			  !(word & SQFS_DATA_UNCOMPRESSED), addr, size);
+	if (ret >= 0 && ret != len)
+		ret = sqfs_corrupt(sb, "inode %lu block %llu holds %d bytes, not %u",
+				   inode->i_ino, idx, ret, len);
+	if (ret >= 0) {
+		memset(addr + len, 0, size - len);
+		ret = 0;
+	}
+	sqfs_unmap_pages(addr, n);
+out_put:
+	sqfs_worker_put(sb, w);
+	return ret;
+}
+
+/*
+ * Read block @idx, whose first page is @folio, the one the readahead
+ * @rac stands at, when the readahead holds every page of the block: take
+ * them all and decompress into them. Returns false, having taken nothing,
+ * where that cannot be done. The mapping holds no large folios (they are
+ * not enabled for it), so every folio is one page.
+ */
+static bool sqfs_ra_direct(struct readahead_control *rac, struct folio *folio,
+			   u64 idx, const struct sqfs_run *run,
+			   struct page **pages)
+{
+	struct inode *inode = rac->mapping->host;
+	struct page *one;
+	unsigned int i, n;
+	u32 len;
+	int err;
+
+	if (idx >= SQFS_I(inode)->nblocks || folio_test_large(folio) ||
+	    folio->index != sqfs_block_first_page(inode->i_sb, idx))
+		return false;
+	len = sqfs_block_len(inode, idx);
+	n = DIV_ROUND_UP(len, PAGE_SIZE);
+	if (readahead_count(rac) < n || (n > 1 && !pages))
+		return false;
+	if (n == 1)
+		pages = &one;
+	pages[0] = &folio->page;
+	for (i = 1; i < n; i++)
+		pages[i] = &readahead_folio(rac)->page;
+	err = sqfs_decode_pages(inode, idx, run, pages, n, len);
+	for (i = 0; i < n; i++) {
+		if (!err) {
+			flush_dcache_page(pages[i]);
+			SetPageUptodate(pages[i]);
+		}
+		unlock_page(pages[i]);
+	}
+	return true;
+}
+
 static void sqfs_readahead(struct readahead_control *rac)
 {
 	struct inode *inode = rac->mapping->host;
@@ -325,6 +453,7 @@ static void sqfs_readahead(struct readahead_control *rac)
 	/* a window the readahead state describes is part of a stream */
 	bool ahead = rac->ra && rac->ra->async_size &&
 		     rac->ra->start == readahead_index(rac);
+	struct page **pages = NULL;
 	int err = 0;
 	u64 last;
 
@@ -335,6 +464,10 @@ static void sqfs_readahead(struct readahead_control *rac)
 		readahead_expand(rac, start, end - start);
 	last = (readahead_pos(rac) + readahead_length(rac) - 1) >>
 	       SQFS_SB(sb)->block_log;
+	/* without it, blocks are decompressed into a buffer and copied */
+	if (shift && !mapping_large_folio_support(rac->mapping))
+		pages = kmalloc_array(1U << shift, sizeof(*pages),
+				      GFP_NOFS | __GFP_NOWARN);
 	while ((folio = readahead_folio(rac))) {
 		u64 idx = (u64)folio->index >> shift;
 
@@ -344,6 +477,8 @@ static void sqfs_readahead(struct readahead_control *rac)
 		} else if (idx != src.idx) {
 			sqfs_src_drop(sb, &src);
 			sqfs_run_start(inode, idx, last, ahead, &run);
+			if (sqfs_ra_direct(rac, folio, idx, &run, pages))
+				continue;
 			err = sqfs_src_load(inode, idx, &src, &run);
 		}
 		if (!err)
@@ -351,6 +486,7 @@ static void sqfs_readahead(struct readahead_control *rac)
 		folio_unlock(folio);
 	}
 	sqfs_src_drop(sb, &src);
+	kfree(pages);
 }
 
 /*

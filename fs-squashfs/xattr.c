@@ -152,12 +152,16 @@ bad:
 			    sqfs_xattr_prefix[w->type], w->name, len);
 }
 
+/* an image without an xattr table lists none: -EOPNOTSUPP, as stock says */
 ssize_t sqfs_listxattr(struct dentry *dentry, char *buf, size_t size)
 {
-	struct sqfs_xattr_walk *w = kmalloc(sizeof(*w), GFP_KERNEL);
+	struct sqfs_xattr_walk *w;
 	size_t total = 0;
 	int ret;
 
+	if (SQFS_SB(dentry->d_sb)->xattr_table == SQFS_NO_TABLE)
+		return -EOPNOTSUPP;
+	w = kmalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
 	ret = sqfs_xattr_start(d_inode(dentry), w);
