@@ -17,7 +17,9 @@
 # BENCH_MEM, BENCH_TREE, BENCH_FILE_MB, BENCH_COMPS, BENCH_TREE_COMPS, BENCH_EROFS,
 # BENCH_WORKLOADS,
 # BENCH_RAND_N, BENCH_MOUNTS, BENCH_TIMEOUT, BENCH_BOOT=no (build data, images and the
-# initramfs only), ACCEL, DEB_KERNEL.
+# initramfs only), ACCEL, DEB_KERNEL, BENCH_STOCK_KO (the module of the "stock" column;
+# default Debian's squashfs.ko; another build of ours compares two versions of our
+# driver, and the checks that the stock module is Debian's then fail).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -87,7 +89,7 @@ kver=$(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' 
 DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
 MODDIR=/lib/modules/$kver
 OUR_KO=$BUILD/module/squashfs.ko
-STOCK_KO=$MODDIR/kernel/fs/squashfs/squashfs.ko
+STOCK_KO=${BENCH_STOCK_KO:-$MODDIR/kernel/fs/squashfs/squashfs.ko}
 for f in "$DEB_KERNEL" "$OUR_KO" "$STOCK_KO"; do
 	[[ -f $f ]] || die "missing $f (make module / linux-image-amd64)"
 done

@@ -227,10 +227,33 @@ def main():
               " %.2f-%.2f (median %.2f) over %d rows: differences within that band are noise"
               % (warm[0], warm[-1], statistics.median(warm), len(warm)))
 
+    # scaling: N readers of N different files (parN-diff) against one reader that reads
+    # the same kind of files one after the other (the harmonic mean of the text and
+    # binary sequential cold rates), from the medians of each driver
+    scaling = []
+    med = {(r["workload"], r["image"], d): r[d]["median"] for r in rows for d in ("stock", "ours") if r[d]}
+    for c in comps_b:
+        img = "b-sq-%s" % c.replace(":", "-")
+        for n in (2, 4):
+            got = {}
+            for d in ("stock", "ours"):
+                t, b, p = (med.get((w, img, d)) for w in ("seq-text-cold", "seq-bin-cold", "par%d-diff" % n))
+                if t and b and p:
+                    got[d] = p / (2 / (1 / t + 1 / b))
+            if got:
+                scaling.append({"image": img, "readers": n, **got})
+    if scaling:
+        print("# scaling: N readers of different files (parN-diff) / one reader of the same files in turn"
+              " (seq-*-cold), medians; %d vCPUs on %s host CPUs" % (smp, params.get("host_cpus")))
+        for x in scaling:
+            print("#   %-16s N=%d  ours %s  stock %s" % (x["image"], x["readers"],
+                                                     "%.2f" % x["ours"] if "ours" in x else "-",
+                                                     "%.2f" % x["stock"] if "stock" in x else "-"))
+
     # --- files ---
     with open(os.path.join(rundir, "results.json"), "w") as f:
         json.dump({"params": params, "comps": comps_b, "tree_comps": comps_t, "erofs": erofs, "workloads": workloads,
-                   "rows": rows, "slabtop": slabtop, "fails": fails}, f, indent=1)
+                   "rows": rows, "scaling": scaling, "slabtop": slabtop, "fails": fails}, f, indent=1)
     with open(os.path.join(rundir, "results.tsv"), "w") as f:
         f.write("workload\timage\tdriver\tunit\tbetter\tmedian\tmin\tmax\tn\tvalues\n")
         for (wl, img, drv), vals in sorted(raw.items()):
