@@ -2,14 +2,16 @@
 # boot-tests/driver/run.sh: direct-boot tests of our squashfs driver (no GRUB, no dracut).
 #
 # usage: bash boot-tests/driver/run.sh [quick|full]
-#   quick  ~16 images (every compressor, block size and variant at least once, plus
-#          squashfs-tools-ng images), ~40 corrupted images; 4 QEMU boots
+#   quick  16 images (every compressor, block size and variant at least once, plus
+#          squashfs-tools-ng images), 73 corrupted images, 2 stress images; 9 QEMU boots
 #   full   the whole matrix (compressors x block sizes x variants, extras, both
 #          squashfs-tools-ng writers for each compressor and block size) plus a big
 #          tree (5 GiB sparse file, 100,000-entry directory)
 # Boots our kernel (a copy of build/kobj/arch/x86/boot/bzImage, squashfs built in) and
 # Debian's kernel with the stock squashfs.ko and ours (build/module/squashfs.ko) as
-# modules; compares every manifest with the host's, and each driver with the others.
+# modules, one boot per module; compares every manifest with the host's, and each
+# driver with the others. The boots run as background jobs, DRIVER_JOBS at once
+# (default 2, one vCPU each), longest first; the stress boots (two vCPUs) run alone.
 # TAP on stdout, ending with "N passed, N failed"; exit 1 on any failure.
 # Logs and results: build/driver-tests/run-MODE/. Images cached: build/driver-tests/img/.
 #
@@ -18,10 +20,19 @@
 # boot, default 1200 quick / 14400 full), DRIVER_STALL (seconds without guest output
 # that count as a hang, default 240; 3600 for the big tree), SENDALL=1 (send every
 # guest manifest), DRIVER_BOOTS=no (host checks only: trees, images, unsquashfs),
-# DRIVER_ONLY="ours-good ..." (only these boots), DRIVER_STRESS=ID,... (images of the
-# stress pass; default g02,g10 quick), DRIVER_STRESS_SECS (its length per image, 8), DRIVER_RUNDIR (instead of
+# DRIVER_ONLY="ours-good debian-bad ..." (only these boots; debian-X is both
+# debian-X.stock and debian-X.ours), DRIVER_JOBS (QEMU boots at once, default 2; 1: one
+# after another), DRIVER_STRESS=ID,... (images of the stress pass; default g02,g10
+# quick), DRIVER_STRESS_SECS (its length per image, 8), DRIVER_RUNDIR (instead of
 # build/driver-tests/run-MODE), DRIVER_TEST_HANG=DRV:ID (the guest stops at that image:
-# a test of the hang watchdog and restart).
+# a test of the hang watchdog and restart), DRIVER_REREAD (1: a second manifest of every
+# good image after drop_caches; default 1 quick, 0 full, where it would nearly double
+# the time).
+# Boots: ours-{good,bad,stress,big} (our kernel), debian-{good,bad,stress,big}.{stock,ours}
+# (Debian's kernel with that module); files RUNDIR/BOOT.ATTEMPT.*; RUNDIR/hung: "BOOT DRV
+# ID hang-or-crash" for each (driver, image) a boot hung or died on (it is restarted
+# without it). Notes ("# ...") of concurrent boots interleave; the TAP comes from check.py
+# after all boots.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,11 +45,19 @@ case $mode in quick | full) ;; *)
 	;;
 esac
 
+njobs=${DRIVER_JOBS:-2}
+reread=${DRIVER_REREAD:-$([[ $mode == quick ]] && echo 1 || echo 0)}
+if [[ ! $njobs =~ ^[1-9][0-9]*$ ]]; then
+	echo "run.sh: DRIVER_JOBS must be a positive number (got '$njobs')" >&2
+	exit 2
+fi
+
 D=$BUILD/driver-tests
 R=${DRIVER_RUNDIR:-$D/run-$mode}
 IMG=$D/img
 rm -rf "$R"
 mkdir -p "$R" "$IMG" "$D/bin"
+[[ $reread == 1 ]] || touch "$R/no-reread"
 t_start=$(date +%s)
 
 n=0
@@ -286,20 +305,17 @@ mkinitrd "$R/initrd-ours.gz"
 mkinitrd "$R/initrd-debian.gz" debian
 
 # --- QEMU boots ---
-# a QEMU still running when run.sh ends (killed, or an error) is stopped with it
-# (timeout passes the signal on to QEMU)
-QPID=
-trap '[[ -z $QPID ]] || kill "$QPID" 2>/dev/null || true' EXIT
-trap 'exit 130' INT TERM
-# boot NAME KERNEL INITRD MODE DRIVERS LIST: boots until every (driver, disk) pair
-# is done; a boot that hangs or dies is restarted without the pair it was on.
+# Each boot is a job: a background subshell that boots (and restarts past a hang)
+# until its (driver, disk) pairs are done. At most DRIVER_JOBS run at once, the
+# longest first (by an estimate); the stress boots (two vCPUs) run alone, after the
+# others. Debian's kernel boots once per driver (debian-MODE.stock, debian-MODE.ours),
+# so that the work balances. Their files: RUNDIR/NAME.ATTEMPT.{out,out.txt,console,qemu}
+# (check.py finds them by NAME; the attempt stays the third field from the end).
+# boot NAME KERNEL INITRD MODE DRIVERS LIST STALL: boots until every (driver, disk)
+# pair is done; a boot that hangs or dies is restarted without the pair it was on.
 boot_timeout=${DRIVER_TIMEOUT:-$([[ $mode == quick ]] && echo 1200 || echo 14400)}
-stall=${DRIVER_STALL:-240}
 boot() {
-	if [[ -n ${DRIVER_ONLY:-} && " $DRIVER_ONLY " != *" $1 "* ]]; then
-		return 0
-	fi
-	local name=$1 kernel=$2 initrd=$3 gmode=$4 drvs=$5 list=$6
+	local name=$1 kernel=$2 initrd=$3 gmode=$4 drvs=$5 list=$6 stall=$7
 	local -a disks=()
 	local ro=snapshot=on
 	[[ $gmode == bad ]] && ro=readonly=on
@@ -337,10 +353,9 @@ boot() {
 			-nodefaults -no-reboot -display none -vga none \
 			-serial "file:$base.console" -serial "file:$base.out" \
 			-kernel "$kernel" -initrd "$base.initrd" \
-			-append "console=ttyS0,115200 panic=-1 lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$i $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
+			-append "console=ttyS0,115200 panic=-1 lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$i $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
 			"${disks[@]}" </dev/null >"$base.qemu" 2>&1 &
 		qpid=$!
-		QPID=$qpid
 		# watchdog: no guest output for $stall seconds = a hang; stop this boot
 		local size=-1 now last_change
 		last_change=$(date +%s)
@@ -357,7 +372,6 @@ boot() {
 			fi
 		done
 		wait "$qpid" || rc=$?
-		QPID=
 		note "boot $name attempt $attempt: qemu rc=$rc in $(($(date +%s) - t1)) s"
 		rm -f "$base.initrd"
 		tr -d '\r' <"$base.out" >"$base.out.txt"
@@ -378,6 +392,69 @@ boot() {
 	return 1
 }
 
+# job_stop: in a job's subshell, stop its QEMU (timeout passes the signal on to it)
+# and wait for it
+job_stop() {
+	local p
+	p=$(jobs -p)
+	[[ -n $p ]] || return 0
+	local -a pids
+	mapfile -t pids <<<"$p"
+	kill "${pids[@]}" 2>/dev/null || true
+	wait "${pids[@]}" 2>/dev/null || true
+}
+# the running jobs: slots[PID] = the QEMU slots it takes (DRIVER_JOBS for a job
+# that runs alone); a job still running when run.sh ends (interrupted, killed, an
+# error) is stopped, and with it its QEMU
+declare -A slots=()
+used=0
+stop_all() {
+	local p
+	for p in "${!slots[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${!slots[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+# reap: wait for one job to end and free its slots
+reap() {
+	local p="" q
+	wait -n -p p "${!slots[@]}" 2>/dev/null || true
+	p=${p:-}
+	if [[ -z $p ]]; then # (not expected) forget any job that is gone
+		for q in "${!slots[@]}"; do kill -0 "$q" 2>/dev/null || p=$q; done
+		if [[ -z $p ]]; then
+			sleep 1
+			return 0
+		fi
+	fi
+	used=$((used - slots[$p]))
+	unset "slots[$p]"
+}
+# est LIST MODE DRIVER [big]: a boot's estimated length in seconds, only to order the
+# jobs (measured under TCG, quick mode: per image, good: stock 28 s, ours 14-16 s;
+# corrupted: 0.2-0.4 s; the big tree's images: guessed 50 times a std one)
+est() {
+	local k per
+	k=$(wc -l <"$1")
+	case $2:$3 in
+	good:stock) per=280 ;;
+	good:*) per=150 ;;
+	bad:stock) per=4 ;;
+	bad:*) per=2 ;;
+	*) per=100 ;;
+	esac
+	[[ ${4:-} == big ]] && per=$((per * 50))
+	echo $((k * per / 10 + 10))
+}
+# add_job ALONE NAME KERNEL INITRD MODE DRIVER LIST STALL [big]
+joblist=()
+add_job() {
+	if [[ -n ${DRIVER_ONLY:-} && " $DRIVER_ONLY " != *" $2 "* && " $DRIVER_ONLY " != *" ${2%%.*} "* ]]; then
+		return 0
+	fi
+	joblist+=("$1"$'\t'"$(est "$7" "$5" "$6" "${9:-}")"$'\t'"$2"$'\t'"$3"$'\t'"$4"$'\t'"$5"$'\t'"$6"$'\t'"$7"$'\t'"$8")
+}
+
 if [[ ${DRIVER_BOOTS:-yes} == no ]]; then
 	note "DRIVER_BOOTS=no: host checks only, no QEMU boots"
 	note "total $(($(date +%s) - t_start)) s; results in $R"
@@ -388,21 +465,41 @@ fi
 awk -F '\t' '$7 != "big"' "$R/good.tsv" >"$R/good-small.tsv"
 awk -F '\t' '$7 == "big"' "$R/good.tsv" >"$R/good-big.tsv"
 : >"$R/hung"
+for kind in good bad stress big; do
+	list=$R/good-$kind.tsv gmode=$kind alone=0 stall=${DRIVER_STALL:-240} big=""
+	case $kind in
+	good) list=$R/good-small.tsv ;;
+	bad) list=$R/bad.tsv ;;
+	stress) alone=1 ;;
+	big) gmode=good stall=${DRIVER_STALL:-3600} big=big ;;
+	esac
+	[[ -s $list ]] || continue
+	add_job "$alone" "ours-$kind" "$R/bzImage-ours" "$R/initrd-ours.gz" "$gmode" builtin "$list" "$stall" "$big"
+	for drv in stock ours; do
+		add_job "$alone" "debian-$kind.$drv" "$R/vmlinuz-debian" "$R/initrd-debian.gz" "$gmode" "$drv" "$list" "$stall" "$big"
+	done
+done
+# the jobs that share the CPUs first, longest first; then those that run alone
+mapfile -t joblist < <(((${#joblist[@]})) && printf '%s\n' "${joblist[@]}" | sort -s -t $'\t' -k1,1n -k2,2nr)
 t0=$(date +%s)
-boot ours-good "$R/bzImage-ours" "$R/initrd-ours.gz" good builtin "$R/good-small.tsv" || true
-boot ours-bad "$R/bzImage-ours" "$R/initrd-ours.gz" bad builtin "$R/bad.tsv" || true
-boot debian-good "$R/vmlinuz-debian" "$R/initrd-debian.gz" good stock,ours "$R/good-small.tsv" || true
-boot debian-bad "$R/vmlinuz-debian" "$R/initrd-debian.gz" bad stock,ours "$R/bad.tsv" || true
-if [[ -s $R/good-stress.tsv ]]; then
-	boot ours-stress "$R/bzImage-ours" "$R/initrd-ours.gz" stress builtin "$R/good-stress.tsv" || true
-	boot debian-stress "$R/vmlinuz-debian" "$R/initrd-debian.gz" stress stock,ours "$R/good-stress.tsv" || true
-fi
-if [[ -s $R/good-big.tsv ]]; then
-	stall=${DRIVER_STALL:-3600}
-	boot ours-big "$R/bzImage-ours" "$R/initrd-ours.gz" good builtin "$R/good-big.tsv" || true
-	boot debian-big "$R/vmlinuz-debian" "$R/initrd-debian.gz" good stock,ours "$R/good-big.tsv" || true
-fi
-note "boots took $(($(date +%s) - t0)) s"
+for j in "${joblist[@]}"; do
+	IFS=$'\t' read -r alone estimate name kernel initrd gmode drv list stall <<<"$j"
+	need=1 how=""
+	if [[ $alone != 0 ]]; then
+		need=$njobs how=", alone"
+	fi
+	while ((used + need > njobs)); do reap; done
+	note "job $name started ($gmode, $drv, $(wc -l <"$list") disks, estimated $estimate s$how)"
+	(
+		trap job_stop EXIT
+		trap 'exit 143' TERM
+		boot "$name" "$kernel" "$initrd" "$gmode" "$drv" "$list" "$stall" || true
+	) </dev/null &
+	slots[$!]=$need
+	used=$((used + need))
+done
+while ((used > 0)); do reap; done
+note "boots took $(($(date +%s) - t0)) s (DRIVER_JOBS=$njobs)"
 
 # --- compare and report ---
 rc=0
