@@ -19,7 +19,8 @@ static int sqfs_xz_check_opts(struct super_block *sb, const void *opts,
 	if (len < sizeof(*o))
 		return sqfs_corrupt(sb, "xz options block too short (%u bytes)", len);
 	dict = le32_to_cpu(o->dict_size);
-	if (dict < 8192)
+	/* 4 KiB is the least LZMA2 knows (mksquashfs -b 4K writes that) */
+	if (dict < 4096)
 		goto bad;
 	/* a power of two, or a power of two and a half */
 	top = 1U << __fls(dict);

@@ -285,7 +285,7 @@ def cmd_report(rundir, start):
                                         label[drv], iid)
                 hangs = [h for h in hung if h[0] == boot and h[1] == drv and h[2] == iid]
                 if gmode == "good":
-                    check_good(tap, name, r, seg, good[iid], expsha.get(iid), rundir, hangs)
+                    check_good(tap, name, r, seg, good[iid], expsha.get(iid), rundir, hangs, drv)
                 elif gmode == "stress":
                     check_stress(tap, name, r, seg, good[iid], hangs)
                 else:
@@ -301,8 +301,21 @@ def desc(row):
     return "%s %s %s%s%s" % (w, c, bs, " " + opts if opts else "", " big tree" if tree == "big" else "")
 
 
-def check_good(tap, name, r, seg, row, want, rundir, hangs):
+def stock_cannot(row):
+    """images Linux's own driver fails to mount (EIO, seen in make check-full) though
+    unsquashfs reads them: xz with 4 KiB blocks and an options block (any -X option),
+    which holds a dictionary size of 4096"""
+    iid, img, w, c, bs, opts, tree = row
+    return w == "mk" and c == "xz" and bs == "4K" and "-X" in opts
+
+
+def check_good(tap, name, r, seg, row, want, rundir, hangs, drv):
     d = "%s (%s)" % (name, desc(row))
+    if drv == "stock" and stock_cannot(row) and r is not None and "END" in r:
+        tap.ok(not r.get("MOUNT", "").startswith("ok"),
+               "%s: the stock driver refuses it, as seen before (if it mounts now, drop stock_cannot)" % d,
+               r.get("MOUNT"))
+        return
     if r is None or "END" not in r:
         tap.ok(False, "%s: has a result" % d,
                "guest hung or crashed here: see console" if hangs or r else "no result")
@@ -488,6 +501,10 @@ def compare(tap, allres, good, bad):
     for iid in sorted(good):
         stock = allres.get(("debian", "good", "stock", iid))
         if not stock or not stock[0] or "END" not in stock[0]:
+            continue
+        if stock_cannot(good[iid]):
+            tap.note("DIFF %s (%s): the stock driver cannot mount it (%s); ours reads it" % (
+                iid, desc(good[iid]), stock[0].get("MOUNT", "")[:80]))
             continue
         s = stock[0]
         for kern, drv in (("ours", "builtin"), ("debian", "ours")):

@@ -2,7 +2,7 @@
 # boot-tests/driver/run.sh: direct-boot tests of our squashfs driver (no GRUB, no dracut).
 #
 # usage: bash boot-tests/driver/run.sh [quick|full]
-#   quick  16 images (every compressor, block size and variant at least once, plus
+#   quick  17 images (every compressor, block size and variant at least once, plus
 #          squashfs-tools-ng images), 73 corrupted images, 2 stress images; 9 QEMU boots
 #   full   the whole matrix (compressors x block sizes x variants, extras, both
 #          squashfs-tools-ng writers for each compressor and block size) plus a big
@@ -142,6 +142,7 @@ matrix() {
 			g14|mk|zstd|128K|-Xcompression-level 19|std
 			g15|gen|xz|128K|-e|std
 			g16|tar|lzo|1M||std
+			g17|mk|xz|4K|-Xbcj x86|std
 		EOF
 		return
 	fi
