@@ -39,7 +39,7 @@ check-live: deps ## only the live-ISO boot tests
 check-driver: deps kernel module ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
 	@bash $(TOP)/boot-tests/driver/run.sh quick
 
-check-full: deps kernel module ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~2 h under TCG
+check-full: deps kernel module ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG
 	@bash $(TOP)/boot-tests/driver/run.sh full
 
 check-quick: deps ## build and boot the busybox ISO once (BIOS) with every guest check
