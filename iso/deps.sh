@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
     linux-source-6.1 linux-config-6.1
-    dracut dracut-core
+    dracut dracut-core dracut-live
     grub-pc-bin grub-efi-amd64-bin grub-common xorriso mtools
     qemu-system-x86 ovmf
     squashfs-tools squashfs-tools-ng
