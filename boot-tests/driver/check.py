@@ -262,6 +262,12 @@ def cmd_report(rundir, start):
         badout = bad_console(outside)
         tap.ok(not badout, "%s: console clean outside the images (no BUG/WARNING/Oops/Call Trace)" % boot,
                badout[:5])
+        # run.sh boots with tsc=unstable, so that a jump of the host's TSC (a restored
+        # snapshot) cannot reach the guest's clocks
+        cs = [x.split("clocksource ")[-1] for x in outside if "Switched to clocksource" in x]
+        tap.ok(any("Marking TSC unstable due to boot parameter" in x for x in outside) and cs and cs[-1] != "tsc",
+               "%s: the guest's clocks do not follow the host's TSC (tsc=unstable, clocksource %s)"
+               % (boot, cs[-1] if cs else "?"), cs)
         for drv in drvs:
             if drv in ("stock", "ours"):
                 ins = [m for m in misc if m.startswith("INSMOD %s" % drv)]

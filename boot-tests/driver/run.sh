@@ -350,11 +350,15 @@ boot() {
 			(cd "$base.skip" && echo skip | cpio -o -H newc --quiet | gzip -1) >>"$base.initrd"
 			rm -rf "$base.skip"
 		fi
+		# tsc=unstable: under TCG the guest reads the host's TSC as is, and that jumps
+		# by days when the host is restored from a snapshot (a CI run saw "soft lockup
+		# - CPU#0 stuck for 429422s"); the guest's clocks then follow the HPET, which
+		# QEMU runs on the host's monotonic clock, as the host's own kernel does
 		timeout "$boot_timeout" qemu-system-x86_64 -machine pc -accel "$accel" -m 512 -smp "$smp" \
 			-nodefaults -no-reboot -display none -vga none \
 			-serial "file:$base.console" -serial "file:$base.out" \
 			-kernel "$kernel" -initrd "$base.initrd" \
-			-append "console=ttyS0,115200 panic=-1 lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$i $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
+			-append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$i $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
 			"${disks[@]}" </dev/null >"$base.qemu" 2>&1 &
 		qpid=$!
 		# watchdog: no guest output for $stall seconds = a hang; stop this boot
