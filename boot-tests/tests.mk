@@ -20,12 +20,13 @@ BENCH_WORKLOADS ?= stat cat tar seq rand par mem## bench: workload groups (mount
 BENCH_RAND_N ?= 2000## bench: 4 KiB random reads per random-read run
 BENCH_MOUNTS ?= 16## bench: mounts of the memory test (one loop device each over the same disk)
 BENCH_TIMEOUT ?= 5400## bench: seconds the benchmark boot may take
+BENCH_CLOCK ?= tsc## bench: the guest's clock, tsc (as on hardware) or hpet (tsc=unstable: immune to a host TSC jump, but each kernel clock read is an emulated MMIO read)
 BENCH_LIVE ?= no## bench: yes = `make bench` also runs bench-live at the end (adds ~10 min under TCG)
 BENCH_LIVE_ROUNDS ?= 3## bench-live: boots of each variant (alternating ours, dracut, ours, ...)
 
 export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
 export BENCH_ROUNDS BENCH_SMP BENCH_MEM BENCH_TREE BENCH_FILE_MB BENCH_COMPS BENCH_TREE_COMPS BENCH_EROFS
-export BENCH_WORKLOADS BENCH_RAND_N BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS
+export BENCH_WORKLOADS BENCH_RAND_N BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS BENCH_CLOCK
 
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 

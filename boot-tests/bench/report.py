@@ -190,8 +190,9 @@ def main():
         return "%s [%s-%s]" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"]))
 
     accel = params.get("accel", "?")
-    print("# livesquash bench: accel=%s, %s vCPUs on %s host CPUs, %s MiB, %d round(s), kernel %s"
-          % (accel, smp, params.get("host_cpus"), params.get("mem"), rounds, params.get("kver")))
+    print("# livesquash bench: accel=%s, %s vCPUs on %s host CPUs, %s MiB, %d round(s), kernel %s, guest clock %s"
+          % (accel, smp, params.get("host_cpus"), params.get("mem"), rounds, params.get("kver"),
+             params.get("clock", "tsc")))
     m = re.search(r"^ours=(\S+) sha256=(\S+) built=(\S+) fs-squashfs-commit=(\S+)", comps_line, re.M)
     if m:
         print("# ours: %s (sha256 %s, built %s, last fs-squashfs commit %s); stock: Debian's squashfs.ko"
