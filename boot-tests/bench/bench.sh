@@ -230,7 +230,7 @@ hpet) append+=" tsc=unstable" ;;
 esac
 echo "clock=$CLOCK" >>"$R/params"
 note "guest clock: $CLOCK"
-for attempt in 1 2; do
+for try in 1 2; do
 	t_boot=$(date +%s)
 	: >"$R/guest.raw"
 	rc=0
@@ -251,9 +251,10 @@ for attempt in 1 2; do
 		done
 	done
 	wait "$qpid" || rc=$?
-	jump=$({ grep -m1 -oE 'soft lockup - CPU#[0-9]+ stuck for [0-9]+s' "$R/console.log" || true; } |
-		awk -v max="$TIMEOUT" '{ s = $NF; sub(/s$/, "", s) } s + 0 > max + 0 { print }')
-	[[ -n $jump && $attempt == 1 ]] || break
+	# (lib.sh in a subshell: it would set MEM and TOP here)
+	# shellcheck source=/dev/null
+	jump=$(source "$here/../lib.sh" && ls_clock_jump "$R/console.log" "$TIMEOUT")
+	[[ -n $jump && $try == 1 ]] || break
 	mv "$R/console.log" "$R/console.clock-jump.log"
 	note "the guest's clock jumped ('$jump' in a boot limited to $TIMEOUT s): the host's TSC, not a lockup; booting again (first console: $R/console.clock-jump.log)"
 done
