@@ -2,11 +2,13 @@
 # boot-tests/bench/bench.sh: A/B benchmark of the stock squashfs.ko and ours, with EROFS
 # as the third column, all on Debian's own kernel in one QEMU boot (issue 4).
 #
-# usage: bash boot-tests/bench/bench.sh [full|smoke]
+# usage: bash boot-tests/bench/bench.sh [full|aa|smoke]
 #   full   4 large generated files packed with every compressor (BENCH_COMPS) and the
 #          Debian root tree (build/rootfs/debian) packed with BENCH_TREE_COMPS (zstd only
 #          by default: a cold cat of the tree with xz takes minutes under TCG);
 #          BENCH_ROUNDS rounds, stock and ours interleaved in each round
+#   aa     the full run with our module in both columns (A/A): the ratios then show
+#          what the machine's noise alone does; results in build/bench/run-aa
 #   smoke  a tiny generated tree, 2 MiB files, gzip and zstd, 1 round: checks that the
 #          whole chain works; TAP on stdout ending with "N passed, N failed"
 # Output: a table on stdout; build/bench/run-MODE/results.{json,tsv}, ratios.png,
@@ -16,7 +18,7 @@
 # Environment (make passes these, see boot-tests/tests.mk): BENCH_ROUNDS, BENCH_SMP,
 # BENCH_MEM, BENCH_TREE, BENCH_FILE_MB, BENCH_COMPS, BENCH_TREE_COMPS, BENCH_EROFS,
 # BENCH_WORKLOADS,
-# BENCH_RAND_N, BENCH_MOUNTS, BENCH_TIMEOUT, BENCH_BOOT=no (build data, images and the
+# BENCH_RAND_N, BENCH_WARM, BENCH_MOUNTS, BENCH_TIMEOUT, BENCH_BOOT=no (build data, images and the
 # initramfs only), ACCEL, DEB_KERNEL, BENCH_STOCK_KO (the module of the "stock" column;
 # default Debian's squashfs.ko; another build of ours compares two versions of our
 # driver, and the checks that the stock module is Debian's then fail).
@@ -26,8 +28,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=${TOP:-$(cd "$here/../.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
 mode=${1:-full}
-case $mode in full | smoke) ;; *)
-	echo "usage: bench.sh [full|smoke]" >&2
+case $mode in full | aa | smoke) ;; *)
+	echo "usage: bench.sh [full|aa|smoke]" >&2
 	exit 2
 	;;
 esac
@@ -58,6 +60,7 @@ if [[ $mode == smoke ]]; then
 	EROFS="lz4hc"
 	WORKLOADS="stat cat tar seq rand par mem"
 	RAND_N=200
+	WARM=2
 	MOUNTS=4
 	TIMEOUT=900
 	CLOCK=${BENCH_CLOCK:-tsc}
@@ -68,7 +71,7 @@ if [[ $mode == smoke ]]; then
 		mv "$tree.tmp" "$tree"
 	fi
 else
-	ROUNDS=${BENCH_ROUNDS:-5}
+	ROUNDS=${BENCH_ROUNDS:-6}
 	SMP=${BENCH_SMP:-4}
 	MEM=${BENCH_MEM:-1024}
 	FILE_MB=${BENCH_FILE_MB:-8}
@@ -77,6 +80,7 @@ else
 	EROFS=${BENCH_EROFS-lz4hc none}
 	WORKLOADS=${BENCH_WORKLOADS:-stat cat tar seq rand par mem}
 	RAND_N=${BENCH_RAND_N:-2000}
+	WARM=${BENCH_WARM:-20}
 	MOUNTS=${BENCH_MOUNTS:-16}
 	TIMEOUT=${BENCH_TIMEOUT:-5400}
 	CLOCK=${BENCH_CLOCK:-tsc}
@@ -92,6 +96,7 @@ DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
 MODDIR=/lib/modules/$kver
 OUR_KO=$BUILD/module/squashfs.ko
 STOCK_KO=${BENCH_STOCK_KO:-$MODDIR/kernel/fs/squashfs/squashfs.ko}
+[[ $mode == aa ]] && STOCK_KO=$OUR_KO
 for f in "$DEB_KERNEL" "$OUR_KO" "$STOCK_KO"; do
 	[[ -f $f ]] || die "missing $f (make module / linux-image-amd64)"
 done
@@ -182,6 +187,7 @@ ROUNDS=$ROUNDS
 DRIVERS="$DRIVERS"
 WORKLOADS="$WORKLOADS"
 RAND_N=$RAND_N
+WARM=$WARM
 MEMN=$MOUNTS
 NDISKS=$ndisks
 EOF
@@ -213,7 +219,7 @@ big=$big file_mb=$FILE_MB
 comps=$COMPS
 tree_comps=$TREE_COMPS
 erofs=$EROFS
-workloads=$WORKLOADS rand_n=$RAND_N mounts=$MOUNTS
+workloads=$WORKLOADS rand_n=$RAND_N warm=$WARM mounts=$MOUNTS
 EOF
 note "mode=$mode accel=$accel smp=$SMP (host has $(nproc) CPUs) mem=${MEM}M rounds=$ROUNDS disks=$ndisks"
 note "stock $STOCK_KO, ours $OUR_KO ($(stat -c %y "$OUR_KO" | cut -c1-19))"

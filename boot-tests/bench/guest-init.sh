@@ -3,7 +3,8 @@
 #
 # /bench.conf (written by bench.sh) sets ROUNDS, DRIVERS ("stock ours erofs"),
 # WORKLOADS (the workload groups to run: stat cat tar seq rand par mem), RAND_N (4 KiB
-# reads per random-read run) and MEMN (mounts of the memory test, on loop devices).
+# reads per random-read run), WARM (passes of a warm seq or rand run: one pass takes a
+# few ms, too short to time) and MEMN (mounts of the memory test, on loop devices).
 # Every disk's virtio serial names it: t-sq-COMP-BS / b-sq-COMP-BS (squashfs, tree / big
 # files), t-erofs-X / b-erofs-X (EROFS).
 # Results go to /dev/ttyS1 as "@@ RES ROUND DRIVER IMAGE WORKLOAD key=value..." lines.
@@ -67,16 +68,26 @@ fresh() {
 	res "$1" "$2" "$3" mount /tmp/o $rc
 	return $rc
 }
-# wl ROUND DRV ID WORKLOAD CMD...: run and report one timed workload
+# rdkb: KiB read so far from the disk of the image in use ($DEV), from its block stat
+rdkb() {
+	read -r _ _ sect _ <"/sys/block/$DEV/stat"
+	echo $((sect / 2))
+}
+# wl ROUND DRV ID WORKLOAD CMD...: run and report one timed workload; the line gets
+# diskkb=N, the KiB the workload read from the image's disk (0 for a warm read that
+# the page cache answers)
 wl() {
 	wr=$1 wd=$2 wi=$3 ww=$4
 	shift 4
 	rc=0
+	k0=$(rdkb)
 	"$@" >/tmp/o 2>/tmp/err || rc=$?
+	[ $rc -eq 0 ] && [ -s /tmp/o ] && echo "$(tail -n 1 /tmp/o) diskkb=$(($(rdkb) - k0))" >>/tmp/o
 	res "$wr" "$wd" "$wi" "$ww" /tmp/o $rc
 }
 
 tree_image() { # ROUND DRV ID FSTYPE DEV
+	DEV=$5
 	fresh "$@" || return
 	wl "$1" "$2" "$3" walk lsqbench walk /mnt /tmp/list0
 	sort /tmp/list0 >/tmp/list
@@ -93,16 +104,25 @@ tree_image() { # ROUND DRV ID FSTYPE DEV
 	umount /mnt
 }
 
+rep() { # N WORD: WORD N times, a line each
+	k=0
+	while [ $k -lt "$1" ]; do
+		echo "$2"
+		k=$((k + 1))
+	done
+}
 big_image() { # ROUND DRV ID FSTYPE DEV
+	DEV=$5
 	if has seq; then
 		for f in text0 bin0; do
 			fresh "$@" && wl "$1" "$2" "$3" "seq-${f%0}-cold" lsqbench seq "/mnt/$f"
-			wl "$1" "$2" "$3" "seq-${f%0}-warm" lsqbench seq "/mnt/$f"
+			# shellcheck disable=SC2046 # WARM times the same path (no spaces in it)
+			wl "$1" "$2" "$3" "seq-${f%0}-warm" lsqbench seq $(rep "$WARM" "/mnt/$f")
 		done
 	fi
 	if has rand; then
 		fresh "$@" && wl "$1" "$2" "$3" rand-cold lsqbench rand /mnt/bin0 "$RAND_N" "$1"
-		wl "$1" "$2" "$3" rand-warm lsqbench rand /mnt/bin0 "$RAND_N" "$1"
+		wl "$1" "$2" "$3" rand-warm lsqbench rand /mnt/bin0 "$RAND_N" "$1" "$WARM"
 	fi
 	if has par; then
 		for n in 2 4; do
@@ -170,7 +190,11 @@ mem_test() {
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
 	r=$((r + 1))
-	for drv in $DRIVERS; do
+	# stock and ours swap places every round (A B B A ...): neither is always
+	# the one that runs first after a module load, or right after EROFS
+	order=$DRIVERS
+	[ $((r % 2)) -eq 0 ] && order=$(echo "$DRIVERS" | sed 's/stock ours/ours stock/')
+	for drv in $order; do
 		case $drv in
 		stock | ours)
 			dmesg -c >/dev/null

@@ -7,7 +7,9 @@
  * operation succeeded.
  *
  *   lsqbench seq FILE...              read each file whole, 256 KiB read()s
- *   lsqbench rand FILE COUNT SEED     COUNT pread()s of 4 KiB at random 4 KiB offsets
+ *   lsqbench rand FILE COUNT SEED [PASSES]
+ *                                     COUNT pread()s of 4 KiB at random 4 KiB offsets,
+ *                                     the same COUNT offsets PASSES times (default 1)
  *   lsqbench walk DIR LIST            readdir walk (own recursion), writes "T path" lines
  *   lsqbench stat LIST SEED           lstat() of every path of LIST, shuffled by SEED
  *   lsqbench cat LIST SEED            read every regular file of LIST, shuffled by SEED
@@ -105,14 +107,14 @@ static int cmd_seq(int argc, char **argv)
 static int cmd_rand(int argc, char **argv)
 {
 	struct stat st;
-	long count, i;
+	long count, i, done, pass, passes = argc == 4 ? atol(argv[3]) : 1;
 	int fd, err = 0;
-	uint64_t t0, blocks;
+	uint64_t t0, blocks, seed;
 
-	if (argc != 3)
+	if ((argc != 3 && argc != 4) || passes < 1)
 		return usage();
 	count = atol(argv[1]);
-	rng_state = strtoull(argv[2], NULL, 0);
+	seed = strtoull(argv[2], NULL, 0);
 	fd = open(argv[0], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		fprintf(stderr, "lsqbench: %s: %s\n", argv[0], strerror(errno));
@@ -124,16 +126,20 @@ static int cmd_rand(int argc, char **argv)
 		return 1;
 	}
 	t0 = now_ns();
-	for (i = 0; i < count; i++) {
-		off_t off = (off_t)(rng_below(blocks) * 4096);
+	for (pass = 0, done = 0; pass < passes && !err; pass++) {
+		rng_state = seed;
+		for (i = 0; i < count; i++, done++) {
+			off_t off = (off_t)(rng_below(blocks) * 4096);
 
-		if (pread(fd, buf, 4096, off) != 4096) {
-			fprintf(stderr, "lsqbench: pread %s at %lld failed\n", argv[0], (long long)off);
-			err = 1;
-			break;
+			if (pread(fd, buf, 4096, off) != 4096) {
+				fprintf(stderr, "lsqbench: pread %s at %lld failed\n", argv[0],
+					(long long)off);
+				err = 1;
+				break;
+			}
 		}
 	}
-	printf("ops=%ld bytes=%ld ns=%llu\n", i, i * 4096, (unsigned long long)(now_ns() - t0));
+	printf("ops=%ld bytes=%ld ns=%llu\n", done, done * 4096, (unsigned long long)(now_ns() - t0));
 	close(fd);
 	return err;
 }

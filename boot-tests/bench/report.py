@@ -197,6 +197,9 @@ def main():
     if m:
         print("# ours: %s (sha256 %s, built %s, last fs-squashfs commit %s); stock: Debian's squashfs.ko"
               % m.groups())
+    if mode == "aa":
+        print("# A/A: our module in both columns (\"stock\" is ours too): every ratio here is noise,"
+              " and a figure of the A/B run is only a difference where it lies outside this spread")
     if accel == "tcg":
         print("# TCG (emulated CPU): absolute figures mean little; read the ratios (ours/stock > 1 is"
               " better for 'higher' units, < 1 for 'lower' ones)")
@@ -228,6 +231,27 @@ def main():
               " %.2f-%.2f (median %.2f) over %d rows: differences within that band are noise"
               % (warm[0], warm[-1], statistics.median(warm), len(warm)))
 
+    # disk reads: KiB each run read from its image's disk (diskkb), medians per driver
+    disk = {}
+    for (r, drv, img, wl), kv in kvs.items():
+        if isinstance(kv.get("diskkb"), float):
+            disk.setdefault((wl, img), {}).setdefault(drv, []).append(kv["diskkb"])
+    disk_rows = []
+    for (wl, img), by in sorted(disk.items(), key=lambda x: (ORDER.index(x[0][0]) if x[0][0] in ORDER else 100,
+                                                             x[0][1])):
+        med_d = {d: statistics.median(v) for d, v in by.items()}
+        disk_rows.append({"workload": wl, "image": img, **med_d})
+    if disk_rows:
+        print("# disk reads: KiB read from the image's disk per run (median over rounds)")
+        for x in disk_rows:
+            if "-sq-" not in x["image"] or x["workload"] in ("mount", "walk"):
+                continue
+            st, ou = x.get("stock"), x.get("ours")
+            print("#   %-14s %-16s stock %9s  ours %9s%s" % (
+                x["workload"], x["image"], "%d" % st if st is not None else "-",
+                "%d" % ou if ou is not None else "-",
+                "  ours/stock %.2f" % (ou / st) if st and ou is not None else ""))
+
     # scaling: N readers of N different files (parN-diff) against one reader that reads
     # the same kind of files one after the other (the harmonic mean of the text and
     # binary sequential cold rates), from the medians of each driver
@@ -254,7 +278,7 @@ def main():
     # --- files ---
     with open(os.path.join(rundir, "results.json"), "w") as f:
         json.dump({"params": params, "comps": comps_b, "tree_comps": comps_t, "erofs": erofs, "workloads": workloads,
-                   "rows": rows, "scaling": scaling, "slabtop": slabtop, "fails": fails}, f, indent=1)
+                   "rows": rows, "disk": disk_rows, "scaling": scaling, "slabtop": slabtop, "fails": fails}, f, indent=1)
     with open(os.path.join(rundir, "results.tsv"), "w") as f:
         f.write("workload\timage\tdriver\tunit\tbetter\tmedian\tmin\tmax\tn\tvalues\n")
         for (wl, img, drv), vals in sorted(raw.items()):
@@ -278,7 +302,7 @@ def main():
             if taint.endswith(".0"):
                 taint = taint[:-2]
             ok = bool(ins) and ins[0][3] == "ok"
-            if drv == "ours":
+            if drv == "ours" or mode == "aa":
                 # built out of tree: taint O; and our banner in dmesg since the insmod
                 ok = ok and kv.get("banner", 0) >= 1 and "O" in taint
                 what = "dmesg shows 'livesquash: squashfs 4.0 driver', taint O (out of tree)"
@@ -346,6 +370,11 @@ def main():
                 diffs.append("%d %s %s" % (r, wl, got))
     tap(not diffs, "every driver and image read the same number of bytes (cat of the tree, sequential files)%s"
         % ((": " + diffs[0][:300]) if diffs else ""))
+    # warm runs must be page-cache hits, or they time the disk and the driver
+    warm_disk = ["%s %s %s %s=%dKiB" % (r, drv, img, wl, kv["diskkb"]) for (r, drv, img, wl), kv in sorted(kvs.items())
+                 if wl in ("seq-text-warm", "seq-bin-warm", "rand-warm") and kv.get("diskkb") != 0]
+    tap(not warm_disk, "warm sequential and random runs read nothing from the disk, every driver, every round"
+        " (%d did%s)" % (len(warm_disk), (": " + " ".join(warm_disk[:4])) if warm_disk else ""))
     console = open(os.path.join(rundir, "console.log"), errors="replace").read()
     pat = re.compile(r"BUG:|WARNING:|Oops|Call Trace|KASAN|Kernel panic|soft lockup|hung_task|blocked for more")
     hits = [l for l in console.splitlines() if pat.search(l)]
