@@ -2,10 +2,15 @@
 /*
  * livesquash: reading bytes from the device and decompressing blocks.
  *
- * Compressed bytes come from the block device's own page cache, so a block
- * that is read twice is fetched from the disk once, and a run of blocks can
- * be fetched with one request.
+ * Metadata, fragments and the runs of data blocks that a readahead asks for
+ * come from the block device's own page cache, so a block that is read twice
+ * is fetched from the disk once, and a run of blocks is fetched with one
+ * request. A lone data block that nothing read ahead is read straight into
+ * the worker's buffer: its bytes are wanted once (the file's page cache keeps
+ * what they decompress to), and putting them in the device's page cache
+ * first costs more than the read itself.
  */
+#include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/pagemap.h>
 #include <linux/highmem.h>
@@ -96,6 +101,12 @@ static struct sqfs_worker *sqfs_worker_new(const struct sqfs_decomp_ops *ops)
 	return w;
 }
 
+/*
+ * A read straight from the disk covers whole logical blocks of the device
+ * (at most a page each): the input buffer has room for one more on each side.
+ */
+#define SQFS_DIRECT_SLACK	(2 * PAGE_SIZE)
+
 /* make the buffers of @w hold @size bytes */
 static int sqfs_worker_fit(struct sqfs_worker *w, u32 size)
 {
@@ -103,7 +114,7 @@ static int sqfs_worker_fit(struct sqfs_worker *w, u32 size)
 		return 0;
 	kvfree(w->in);
 	kvfree(w->out);
-	w->in = kvmalloc(size, GFP_KERNEL);
+	w->in = kvmalloc(size + SQFS_DIRECT_SLACK, GFP_KERNEL);
 	w->out = kvmalloc(size, GFP_KERNEL);
 	w->size = w->in && w->out ? size : 0;
 	return w->size ? 0 : -ENOMEM;
@@ -211,19 +222,28 @@ void sqfs_raw_readahead(struct super_block *sb, u64 pos, u64 end)
 					0);
 }
 
+static int sqfs_raw_check(struct super_block *sb, u64 pos, size_t len)
+{
+	if (pos > SQFS_SB(sb)->bytes_used ||
+	    len > SQFS_SB(sb)->bytes_used - pos)
+		return sqfs_corrupt(sb, "read of %zu bytes at %llu past the image end",
+				    len, pos);
+	return 0;
+}
+
 int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len)
 {
 	struct address_space *mapping = sb->s_bdev->bd_inode->i_mapping;
 	pgoff_t idx = pos >> PAGE_SHIFT;
 	pgoff_t last;
 	size_t done = 0;
+	int err;
 
 	if (!len)
 		return 0;
-	if (pos > SQFS_SB(sb)->bytes_used ||
-	    len > SQFS_SB(sb)->bytes_used - pos)
-		return sqfs_corrupt(sb, "read of %zu bytes at %llu past the image end",
-				    len, pos);
+	err = sqfs_raw_check(sb, pos, len);
+	if (err)
+		return err;
 
 	last = (pos + len - 1) >> PAGE_SHIFT;
 	if (last > idx)
@@ -249,15 +269,92 @@ int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len)
 	return 0;
 }
 
+/* the page of the worker's input buffer at byte @off */
+static struct page *sqfs_in_page(struct sqfs_worker *w, size_t off)
+{
+	void *addr = w->in + off;
+
+	return is_vmalloc_addr(addr) ? vmalloc_to_page(addr) : virt_to_page(addr);
+}
+
+/*
+ * Read the whole logical blocks of the device in [@start, @end) into the
+ * input buffer of @w, with as many chained bios as that takes, and wait.
+ */
+static int sqfs_bio_read(struct super_block *sb, struct sqfs_worker *w,
+			 u64 start, u64 end)
+{
+	size_t total = end - start, done = 0;
+	struct bio *bio = NULL, *prev;
+	int err;
+
+	while (done < total) {
+		unsigned int nvec = min_t(size_t, BIO_MAX_VECS,
+					  DIV_ROUND_UP(total - done, PAGE_SIZE) + 1);
+
+		prev = bio;
+		bio = bio_alloc(sb->s_bdev, nvec, REQ_OP_READ, GFP_NOIO);
+		bio->bi_iter.bi_sector = (start + done) >> SECTOR_SHIFT;
+		while (done < total && bio->bi_vcnt < nvec) {
+			unsigned int off = offset_in_page(w->in + done);
+			unsigned int n = min_t(size_t, PAGE_SIZE - off,
+					       total - done);
+
+			if (bio_add_page(bio, sqfs_in_page(w, done), n, off) != n)
+				break;
+			done += n;
+		}
+		if (prev) {
+			bio_chain(prev, bio);
+			submit_bio(prev);
+		}
+	}
+	err = submit_bio_wait(bio);
+	bio_put(bio);
+	if (is_vmalloc_addr(w->in))
+		invalidate_kernel_vmap_range(w->in, total);
+	if (err)
+		sqfs_err(sb, "I/O error reading the image at %llu", start);
+	return err;
+}
+
+/*
+ * The @len compressed bytes at @pos in the input buffer of @w: straight from
+ * the disk (@direct) unless the device's page cache holds them or a read of
+ * them is under way, else through that cache. Returns where they start.
+ */
+static void *sqfs_fetch(struct super_block *sb, struct sqfs_worker *w, u64 pos,
+			u32 len, bool direct)
+{
+	struct block_device *bdev = sb->s_bdev;
+	unsigned int lbs = bdev_logical_block_size(bdev);
+	u64 start = round_down(pos, lbs), end = round_up(pos + len, lbs);
+	int err;
+
+	if (direct && lbs <= PAGE_SIZE && end <= bdev_nr_bytes(bdev) &&
+	    !((unsigned long)w->in & bdev_dma_alignment(bdev)) &&
+	    !filemap_range_has_page(bdev->bd_inode->i_mapping, pos,
+				    pos + len - 1)) {
+		err = sqfs_raw_check(sb, pos, len) ?:
+		      sqfs_bio_read(sb, w, start, end);
+		return err ? ERR_PTR(err) : w->in + (pos - start);
+	}
+	err = sqfs_read_raw(sb, pos, w->in, len);
+	return err ? ERR_PTR(err) : w->in;
+}
+
 /*
  * Read the block of @len bytes at @pos with worker @w, decompressing it
- * unless it is stored as is, into @out of @outlen bytes. Returns the length
- * of its content.
+ * unless it is stored as is, into @out of @outlen bytes. A compressed data
+ * block (@data) may be read past the device's page cache (see sqfs_fetch).
+ * Returns the length of its content.
  */
-int sqfs_decode(struct super_block *sb, struct sqfs_worker *w, u64 pos,
-		u32 len, bool compressed, void *out, u32 outlen)
+static int sqfs_decode_block(struct super_block *sb, struct sqfs_worker *w,
+			     u64 pos, u32 len, bool compressed, bool data,
+			     void *out, u32 outlen)
 {
 	const struct sqfs_decomp_ops *dops = SQFS_SB(sb)->dops;
+	void *in;
 	int ret;
 
 	if (!len || len > SQFS_SB(sb)->bufsize ||
@@ -268,13 +365,29 @@ int sqfs_decode(struct super_block *sb, struct sqfs_worker *w, u64 pos,
 		ret = sqfs_read_raw(sb, pos, out, len);
 		return ret ?: len;
 	}
-	ret = sqfs_read_raw(sb, pos, w->in, len);
-	if (!ret)
-		ret = dops->decompress(w->stream, w->in, len, out, outlen);
+	in = sqfs_fetch(sb, w, pos, len, data);
+	if (IS_ERR(in))
+		return PTR_ERR(in);
+	ret = dops->decompress(w->stream, in, len, out, outlen);
 	if (ret == -EUCLEAN || ret == 0)
 		return sqfs_corrupt(sb, "%s block at %llu (%u bytes) does not decompress",
 				    dops->name, pos, len);
 	return ret;
+}
+
+int sqfs_decode(struct super_block *sb, struct sqfs_worker *w, u64 pos,
+		u32 len, bool compressed, void *out, u32 outlen)
+{
+	return sqfs_decode_block(sb, w, pos, len, compressed, false, out,
+				 outlen);
+}
+
+/* the same for a block of file data */
+int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w, u64 pos,
+		     u32 len, bool compressed, void *out, u32 outlen)
+{
+	return sqfs_decode_block(sb, w, pos, len, compressed, true, out,
+				 outlen);
 }
 
 /* the same with a worker of its own, for a caller that holds none */

@@ -211,9 +211,9 @@ static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
 	if (IS_ERR(w))
 		return PTR_ERR(w);
 	src->w = w;
-	ret = sqfs_decode(sb, w, pos, word & SQFS_DATA_LEN_MASK,
-			  !(word & SQFS_DATA_UNCOMPRESSED), w->out,
-			  sbi->block_size);
+	ret = sqfs_decode_data(sb, w, pos, word & SQFS_DATA_LEN_MASK,
+			       !(word & SQFS_DATA_UNCOMPRESSED), w->out,
+			       sbi->block_size);
 	if (ret >= 0 && ret != src->len)
 		ret = sqfs_corrupt(sb, "inode %lu block %llu holds %d bytes, not %u",
 				   inode->i_ino, idx, ret, src->len);
@@ -297,7 +297,8 @@ static int sqfs_read_folio(struct file *file, struct folio *folio)
  * start reading all their bytes from the disk in one go: the blocks of a
  * file lie one after the other. In a sequential stream (@ahead) the bytes
  * that follow are requested too, so that the disk fetches the next run
- * while this one is being decompressed.
+ * while this one is being decompressed. A lone block out of a stream is
+ * left to be read straight from the disk when it is decoded.
  */
 static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
 			   bool ahead, struct sqfs_run *run)
@@ -316,6 +317,8 @@ static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
 		return;
 	run->first = idx;
 	run->n = n;
+	if (n == 1 && !ahead)
+		return;
 	for (i = 0; i < n; i++) {
 		if (!run->word[i])
 			continue;
@@ -385,8 +388,8 @@ static int sqfs_decode_pages(struct inode *inode, u64 idx,
 		ret = -ENOMEM;
 		goto out_put;
 	}
-	ret = sqfs_decode(sb, w, pos, word & SQFS_DATA_LEN_MASK,
-			  !(word & SQFS_DATA_UNCOMPRESSED), addr, size);
+	ret = sqfs_decode_data(sb, w, pos, word & SQFS_DATA_LEN_MASK,
+			       !(word & SQFS_DATA_UNCOMPRESSED), addr, size);
 	if (ret >= 0 && ret != len)
 		ret = sqfs_corrupt(sb, "inode %lu block %llu holds %d bytes, not %u",
 				   inode->i_ino, idx, ret, len);

@@ -54,7 +54,7 @@ struct sqfs_bcache {
 struct sqfs_worker {
 	struct list_head node;
 	void *stream;
-	void *in;		/* compressed bytes of one block */
+	void *in;		/* compressed bytes of one block, and a slack */
 	void *out;		/* decompressed bytes of one block */
 	u32 size;		/* of in and out */
 };
@@ -157,6 +157,8 @@ void sqfs_raw_readahead(struct super_block *sb, u64 pos, u64 end);
 int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len);
 int sqfs_decode(struct super_block *sb, struct sqfs_worker *w, u64 pos,
 		u32 len, bool compressed, void *out, u32 outlen);
+int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w, u64 pos,
+		     u32 len, bool compressed, void *out, u32 outlen);
 int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 		    void *out, u32 outlen);
 
