@@ -296,15 +296,16 @@ static int sqfs_read_folio(struct file *file, struct folio *folio)
  * Find where the blocks from @idx to @last lie (at most SQFS_RUN_MAX), and
  * start reading all their bytes from the disk in one go: the blocks of a
  * file lie one after the other. In a sequential stream (@ahead) the bytes
- * that follow are requested too, so that the disk fetches the next run
- * while this one is being decompressed. A lone block out of a stream is
- * left to be read straight from the disk when it is decoded.
+ * that follow, up to the file's last block, are requested too, so that the
+ * disk fetches the next run while this one is being decompressed. A lone
+ * block out of a stream is left to be read straight from the disk when it
+ * is decoded.
  */
 static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
 			   bool ahead, struct sqfs_run *run)
 {
 	struct sqfs_inode *si = SQFS_I(inode);
-	u64 start = U64_MAX, end = 0;
+	u64 start = U64_MAX, end = 0, left;
 	unsigned int i, n;
 
 	if (idx >= si->nblocks ||
@@ -326,9 +327,13 @@ static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
 		end = max(end, run->pos[i] +
 			  (run->word[i] & SQFS_DATA_LEN_MASK));
 	}
-	if (end > start)
-		sqfs_raw_readahead(inode->i_sb, start,
-				   ahead ? end + (end - start) : end);
+	if (end <= start)
+		return;
+	/* the next blocks of the file take about as many bytes each */
+	left = min_t(u64, si->nblocks - idx - n, n);
+	if (ahead && left)
+		end += div_u64((end - start) * left, n);
+	sqfs_raw_readahead(inode->i_sb, start, end);
 }
 
 /* map @n pages side by side in the kernel's address space */
