@@ -375,13 +375,6 @@ static int sqfs_decode_block(struct super_block *sb, struct sqfs_worker *w,
 	return ret;
 }
 
-int sqfs_decode(struct super_block *sb, struct sqfs_worker *w, u64 pos,
-		u32 len, bool compressed, void *out, u32 outlen)
-{
-	return sqfs_decode_block(sb, w, pos, len, compressed, false, out,
-				 outlen);
-}
-
 /* the same for a block of file data */
 int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w, u64 pos,
 		     u32 len, bool compressed, void *out, u32 outlen)
@@ -399,7 +392,8 @@ int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 
 	if (IS_ERR(w))
 		return PTR_ERR(w);
-	ret = sqfs_decode(sb, w, pos, len, compressed, out, outlen);
+	ret = sqfs_decode_block(sb, w, pos, len, compressed, false, out,
+				outlen);
 	sqfs_worker_put(sb, w);
 	return ret;
 }

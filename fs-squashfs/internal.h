@@ -155,8 +155,6 @@ struct sqfs_worker *sqfs_worker_get(struct super_block *sb);
 void sqfs_worker_put(struct super_block *sb, struct sqfs_worker *w);
 void sqfs_raw_readahead(struct super_block *sb, u64 pos, u64 end);
 int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len);
-int sqfs_decode(struct super_block *sb, struct sqfs_worker *w, u64 pos,
-		u32 len, bool compressed, void *out, u32 outlen);
 int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w, u64 pos,
 		     u32 len, bool compressed, void *out, u32 outlen);
 int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,

@@ -63,7 +63,6 @@ if [[ $mode == smoke ]]; then
 	WARM=2
 	MOUNTS=4
 	TIMEOUT=900
-	CLOCK=${BENCH_CLOCK:-tsc}
 	tree=$B/data/tree-smoke
 	if [[ ! -d $tree ]]; then
 		rm -rf "$tree.tmp"
@@ -83,10 +82,10 @@ else
 	WARM=${BENCH_WARM:-20}
 	MOUNTS=${BENCH_MOUNTS:-16}
 	TIMEOUT=${BENCH_TIMEOUT:-5400}
-	CLOCK=${BENCH_CLOCK:-tsc}
 	tree=${BENCH_TREE:-$BUILD/rootfs/debian}
 	[[ -d $tree ]] || die "no tree $tree: run 'make rootfs ROOTFS=debian' (or set BENCH_TREE)"
 fi
+CLOCK=${BENCH_CLOCK:-tsc}
 big=$B/data/big-$FILE_MB
 python3 "$here/gendata.py" big "$big" "$FILE_MB"
 
