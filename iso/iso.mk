@@ -10,6 +10,9 @@ OUT ?= ## remaster: output ISO (must not exist unless FORCE=1)
 ADD ?= ## remaster: folders merged into the root, space-separated
 RUN ?= ## remaster: shell command run inside the unpacked root (chroot)
 FORCE ?= ## remaster: 1 to overwrite OUT
+IMAGE ?= ## remaster: the root image inside the ISO (default: found by layout)
+CMDLINE_ADD ?= ## remaster: words appended to every boot entry's kernel command line
+CMDLINE_REMOVE ?= ## remaster: words removed from it ('quiet'; 'foo=' removes any foo=VALUE)
 
 ISO_TREE := $(BUILD)/iso/$(ROOTFS)/tree
 SQUASHFS_IMG := $(ISO_TREE)/LiveOS/squashfs.img
@@ -37,7 +40,9 @@ iso: image initramfs $(KERNEL) ## make build/livesquash-ROOTFS.iso (hybrid BIOS+
 run: deps iso ## boot build/livesquash-ROOTFS.iso in QEMU on this terminal (FIRMWARE, MEM; Ctrl-A X quits)
 	@bash $(TOP)/iso/run.sh $(ISO) $(FIRMWARE) $(MEM) $(ACCEL) $(BUILD)
 
-remaster: ## copy an ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [FORCE=1]
+remaster: ## copy any distribution's live ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [CMDLINE_ADD=...] [CMDLINE_REMOVE=...] [IMAGE=...] [FORCE=1]
 	@[ -n "$(IN)" ] && [ -n "$(OUT)" ] || { echo "remaster: set IN=input.iso and OUT=output.iso" >&2; exit 1; }
-	@bash $(TOP)/iso/remaster $(if $(FORCE),--force) $(foreach d,$(ADD),--add '$(d)') \
-		$(if $(RUN),--run '$(subst ','\'',$(RUN))') '$(IN)' '$(OUT)'
+	@bash $(TOP)/iso/remaster $(if $(FORCE),--force) $(if $(IMAGE),--image '$(IMAGE)') \
+		$(foreach d,$(ADD),--add '$(d)') $(if $(RUN),--run '$(subst ','\'',$(RUN))') \
+		$(if $(CMDLINE_ADD),--cmdline-add '$(CMDLINE_ADD)') $(if $(CMDLINE_REMOVE),--cmdline-remove '$(CMDLINE_REMOVE)') \
+		'$(IN)' '$(OUT)'
