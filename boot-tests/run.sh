@@ -260,18 +260,20 @@ suite_remaster() {
 	add_text="added by boot-tests at $(date -u +%FT%TZ)"
 	run_text="created by --run"
 	echo "$add_text" >"$dir/add/livesquash-marker-add.txt"
-	local rc=0
+	local rc=0 start=$SECONDS
 	bash "$TOP/iso/remaster" --add "$dir/add" \
 		--run "echo '$run_text' > /livesquash-marker-run.txt" \
+		--cmdline-add 'livesquash.remastered=1' --cmdline-remove 'console=tty0' \
 		"$iso" "$dir/remastered.iso" >"$dir/remaster.log" 2>&1 || rc=$?
 	if ((rc == 0)) && [[ -s $dir/remastered.iso ]]; then
-		tap_ok "[$tag] iso/remaster --add DIR --run CMD IN OUT"
+		tap_ok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove IN OUT ($((SECONDS - start)) s)"
 	else
 		local -a lines=()
 		mapfile -t lines < <(tail -n 10 "$dir/remaster.log")
-		tap_notok "[$tag] iso/remaster --add DIR --run CMD IN OUT (exit $rc, log $dir/remaster.log)" "${lines[@]}"
+		tap_notok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove IN OUT (exit $rc, log $dir/remaster.log)" "${lines[@]}"
 		return 0
 	fi
+	remaster_iso_checks "$tag" "$iso" "$dir/remastered.iso"
 	# what the new image holds, read back with unsquashfs (squashfs-tools, not ours)
 	if ! iso_extract_image "$dir/remastered.iso" "$dir/squashfs-new.img" ||
 		! unsquashfs -d "$dir/extracted" -no-progress "$dir/squashfs-new.img" >"$dir/unsquashfs.log" 2>&1; then
@@ -305,6 +307,126 @@ suite_remaster() {
 	tap_test "[$tag] apart from the markers the remastered image equals the original tree" \
 		diff_cmp "$dir/rest.old" "$dir/rest.new"
 	live_boot "$tag" "$dir/remastered.iso" bios "$BOOT_TIMEOUT" "$expected" "$markers"
+	tap_test "[$tag] the kernel's command line has livesquash.remastered=1 and no console=tty0" \
+		cmdline_changed "$dir/console.txt"
+	dmsquash_boot "$tag-dmsquash" "$dir/remastered.iso"
+}
+
+# cmdline_changed CONSOLE: the kernel's "Command line:" shows the remaster's edit
+cmdline_changed() {
+	local line
+	line=$(grep -m1 -E '^\[ *[0-9.]+\] Command line:' "$1") || {
+		echo "no 'Command line:' in $1"
+		return 1
+	}
+	echo "$line"
+	[[ " $line " == *" livesquash.remastered=1 "* && " $line " != *" console=tty0 "* ]]
+}
+
+# eltorito_same KIND A B: A and B differ only where xorriso writes block addresses:
+# a catalog's entries (bytes 8-11 of each 32-byte entry), a boot image's boot info
+# table (bytes 8-63) and GRUB's boot info (bytes 2548-2555)
+eltorito_same() {
+	[[ -f $2 && -f $3 && $(stat -c %s "$2") == "$(stat -c %s "$3")" ]] || {
+		echo "missing, or of another size: $2 $3"
+		return 1
+	}
+	{ cmp -l "$2" "$3" || true; } | awk -v kind="$1" '{ o = $1 - 1 }
+		kind == "catalog" && o % 32 >= 8 && o % 32 < 12 { next }
+		kind == "bootinfo" && ((o >= 8 && o < 64) || (o >= 2548 && o < 2556)) { next }
+		{ printf "byte %d differs\n", o; bad = 1 } END { exit bad }'
+}
+
+# remaster_iso_checks TAG IN OUT: what the remaster changed in the ISO, and only that
+remaster_iso_checks() {
+	local tag=$1 in=$2 out=$3 dir=$LS_LOGDIR/$1
+	rm -rf "$dir/iso-in" "$dir/iso-out"
+	mkdir -p "$dir/iso-in" "$dir/iso-out"
+	if ! xorriso -osirrox on -indev "$in" -extract / "$dir/iso-in" >"$dir/iso-in.log" 2>&1 ||
+		! xorriso -osirrox on -indev "$out" -extract / "$dir/iso-out" >"$dir/iso-out.log" 2>&1; then
+		tap_notok "[$tag] extract both ISOs with xorriso" "$(tail -n 2 "$dir/iso-out.log")"
+		return 0
+	fi
+	# the El Torito catalog and the boot images with a boot info table hold their
+	# own block addresses, which a new ISO changes: compared apart from those
+	local -a eltorito=()
+	mapfile -t eltorito < <(xorriso -indev "$in" -report_el_torito plain 2>/dev/null |
+		awk '/^El Torito cat path/ { sub(/^[^:]*: */, ""); print "catalog ." $0 }
+			/^El Torito img path/ { p[$6] = $7 }
+			/^El Torito img opts/ && /boot-info-table|grub2-boot-info/ { print "bootinfo ." p[$6] }')
+	local e
+	printf '%s\n' ./LiveOS/squashfs.img ./LiveOS/squashfs.img.sha256 ./boot/grub/grub.cfg >"$dir/changed"
+	for e in "${eltorito[@]}"; do
+		echo "${e#* }" >>"$dir/changed"
+	done
+	(cd "$dir/iso-in" && find . -type f | LC_ALL=C sort | grep -vxF -f "$dir/changed" | xargs -d '\n' sha256sum) >"$dir/rest.in"
+	(cd "$dir/iso-out" && find . -type f | LC_ALL=C sort | grep -vxF -f "$dir/changed" | xargs -d '\n' sha256sum) >"$dir/rest.out"
+	tap_test "[$tag] every other file of the ISO is byte-identical ($(wc -l <"$dir/rest.in") files)" \
+		diff_cmp "$dir/rest.in" "$dir/rest.out"
+	for e in "${eltorito[@]}"; do
+		tap_test "[$tag] El Torito ${e% *} ${e#* } differs only in its block addresses" \
+			eltorito_same "${e% *}" "$dir/iso-in/${e#* }" "$dir/iso-out/${e#* }"
+	done
+	# shellcheck disable=SC2016 # $1 is bash -c's
+	tap_test "[$tag] LiveOS/squashfs.img.sha256 verifies the new image" \
+		bash -c 'cd "$1/LiveOS" && sha256sum -c squashfs.img.sha256' _ "$dir/iso-out"
+	diff "$dir/iso-in/boot/grub/grub.cfg" "$dir/iso-out/boot/grub/grub.cfg" >"$dir/grub.diff" || true
+	# shellcheck disable=SC2016 # an awk program
+	tap_test "[$tag] grub.cfg: only the linux lines changed, each with livesquash.remastered=1 and without console=tty0" \
+		awk '/^[<>]/ && !/^[<>][ \t]*linux / { print "other line changed: " $0; bad = 1 }
+			/^>[ \t]*linux / { n++; if ($0 !~ / livesquash\.remastered=1( |$)/ || $0 ~ / console=tty0( |$)/) { print "wrong: " $0; bad = 1 } }
+			END { if (n < 2) { print n + 0 " linux lines changed, want 2"; bad = 1 }; exit bad }' "$dir/grub.diff"
+	tap_test "[$tag] checkisomd5 passes on the remastered ISO (its implanted MD5 made anew)" \
+		checkisomd5 "$out"
+	local el_in el_out
+	el_in=$(xorriso -indev "$in" -report_el_torito plain 2>/dev/null | grep -E '^El Torito (boot img|img path)' | awk '{ $NF = ""; print }')
+	el_out=$(xorriso -indev "$out" -report_el_torito plain 2>/dev/null | grep -E '^El Torito (boot img|img path)' | awk '{ $NF = ""; print }')
+	tap_test "[$tag] the El Torito boot entries (BIOS, UEFI) are replayed" \
+		test -n "$el_in" -a "$el_in" == "$el_out"
+}
+
+# dmsquash_boot TAG ISO: boot the ISO's kernel and command line with dracut's own
+# dmsquash-live initrd and rd.live.check: Fedora's boot logic checks the implanted
+# MD5 with checkisomd5 before it mounts the root; the root's test hook reports
+# the marker files and powers off
+dmsquash_boot() {
+	local tag=$1 iso=$2 dir=$LS_LOGDIR/$1 initrd cmdline
+	mkdir -p "$dir"
+	if ! initrd=$(bash "$here/dmsquash-initrd.sh" "$BUILD/cache/dmsquash" 2>"$dir/initrd.log"); then
+		tap_notok "[$tag] build the dmsquash-live initrd" "$(tail -n 3 "$dir/initrd.log")"
+		return 0
+	fi
+	xorriso -osirrox on -indev "$iso" -extract /boot/vmlinuz "$dir/vmlinuz" \
+		-extract /boot/grub/grub.cfg "$dir/grub.cfg" >"$dir/extract.log" 2>&1 || true
+	cmdline=$(awk '$1 == "linux" { $1 = ""; $2 = ""; print; exit }' "$dir/grub.cfg" 2>/dev/null | sed 's/^ *//')
+	if [[ ! -s $dir/vmlinuz || $cmdline != *root=live:* ]]; then
+		tap_notok "[$tag] the ISO's kernel and its root=live: command line" "$(tail -n 2 "$dir/extract.log")"
+		return 0
+	fi
+	cat >"$dir/autorun" <<'EOT'
+#!/bin/sh
+{
+	echo "@@ ROOT $(awk '$2 == "/" { print $3 }' /proc/mounts)"
+	for f in /livesquash-marker-run.txt /livesquash-marker-add.txt; do
+		[ -f "$f" ] && echo "@@ MARKER $f $(cat "$f")"
+	done
+	echo "@@ CMDLINE $(cat /proc/cmdline)"
+	echo "@@ DONE"
+} >/dev/ttyS1
+sync
+echo o >/proc/sysrq-trigger
+EOT
+	ls_qemu "$tag" "$BOOT_TIMEOUT" --iso "$iso" --kernel "$dir/vmlinuz" --initrd "$initrd" \
+		--append "$cmdline rd.live.check rd.live.overlay.overlayfs=1 panic=-1" \
+		--autorun "$dir/autorun" --stop-on "$LS_STOP_REGEX|CD check failed"
+	tap_diag "boot $tag: $LS_QEMU_SECONDS s with $(ls_accel), dracut's dmsquash-live, QEMU exit $LS_QEMU_RC"
+	tap_test "[$tag] dmsquash-live's media check (checkisomd5, rd.live.check) passes on the remastered ISO" \
+		grep -m1 -E 'the result is: PASS' "$dir/console.txt"
+	tap_test "[$tag] dmsquash-live mounts the remastered root as / (overlay) and the root's hook ran" \
+		grep -m1 -xE '@@ ROOT overlay' "$dir/results.txt"
+	tap_test "[$tag] the root dmsquash-live mounted has the --run marker" \
+		grep -m1 -F '@@ MARKER /livesquash-marker-run.txt created by --run' "$dir/results.txt"
+	console_test "$tag"
 }
 
 # ---- missing medium ----------------------------------------------------------

@@ -14,7 +14,7 @@ name=${6:?$usage}
 here=$(cd "$(dirname "$0")" && pwd)
 
 die() { echo "iso: $*" >&2; exit 1; }
-for t in grub-mkrescue xorriso mformat; do
+for t in grub-mkrescue xorriso mformat implantisomd5; do
     command -v "$t" > /dev/null || die "$t missing: run 'make deps'"
 done
 [[ -d /usr/lib/grub/i386-pc ]] || die "GRUB BIOS files missing: run 'make deps' (grub-pc-bin)"
@@ -69,6 +69,9 @@ if ! grub-mkrescue -o "$out.tmp" "$tree" -- -volid "$label" > "$out.log" 2>&1; t
     tail -n 20 "$out.log" >&2
     die "grub-mkrescue failed, full log in $out.log"
 fi
+# the ISO's MD5 in its header, as Fedora's media have it: checkisomd5 (dracut's
+# rd.live.check, a user's own check of a written stick) verifies the whole medium
+implantisomd5 --force "$out.tmp" >> "$out.log" 2>&1 || die "implantisomd5 failed, log in $out.log"
 mv "$out.tmp" "$out"
 echo "$params" > "$out.params"
 echo "iso: $out: $(du -h "$out" | cut -f1), label $(blkid -o value -s LABEL "$out"), in $((SECONDS - start)) s"

@@ -48,24 +48,8 @@ cmdline=$(awk '$1 == "linux" { $1 = ""; $2 = ""; print; exit }' "$R/grub.cfg" | 
 # the serial console is ttyS0 for both; drop the VGA console (there is none)
 cmdline=${cmdline//console=tty0 /}
 
-# the dmsquash-live initrd, cached by dracut's version and the module's files
-key=$( {
-	dracut --version 2>/dev/null
-	cat /usr/lib/dracut/modules.d/90dmsquash-live/*
-	echo v1
-} | sha256sum | cut -c1-16)
-peer=$C/initrd-dmsquash-$key.img
-if [[ ! -s $peer ]]; then
-	mkdir -p "$C/empty-confdir"
-	echo "# building the dmsquash-live initrd (dracut)"
-	dracut --force --no-hostonly --no-hostonly-cmdline --no-early-microcode \
-		--conf /dev/null --confdir "$C/empty-confdir" \
-		-m "base udev-rules dmsquash-live" -o "systemd systemd-initrd dracut-systemd" \
-		--no-kernel --zstd "$peer.tmp" >"$C/dracut.log" 2>&1 ||
-		die "dracut failed: $(tail -n 5 "$C/dracut.log" | tr '\n' '|')"
-	chmod 0644 "$peer.tmp"
-	mv "$peer.tmp" "$peer"
-fi
+# the dmsquash-live initrd, cached
+peer=$(bash "$TOP/boot-tests/dmsquash-initrd.sh" "$C") || die "no dmsquash-live initrd"
 cp "$peer" "$R/initrd-dracut.img"
 
 cat >"$R/autorun" <<'EOF'
