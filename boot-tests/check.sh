@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# make check: the live-ISO boot tests (run.sh all), the driver's direct-boot
-# tests (driver/run.sh quick) and the benchmark's smoke run (bench/bench.sh
-# smoke); each prints its own TAP and summary, and the last line adds them up:
+# make check: the static checks (lint.sh: shellcheck, checkpatch, sparse, W=1),
+# the host-side tests of iso/remaster (remaster/host.sh), the
+# live-ISO boot tests (run.sh all), the driver's direct-boot tests
+# (driver/run.sh quick) and the benchmark's smoke run (bench/bench.sh smoke);
+# each prints its own TAP and summary, and the last line adds them up:
 # "N passed, N failed". Exit status non-zero if any failed.
 set -uo pipefail
 
@@ -28,9 +30,11 @@ suite() { # name command...
 	[[ $rc -eq 0 && $f -eq 0 ]] || status=1
 }
 
+suite lint bash "$here/lint.sh"
+suite remaster-host bash "$here/remaster/host.sh"
 suite live bash "$here/run.sh" all
 suite driver bash "$here/driver/run.sh" quick
 suite bench bash "$here/bench/bench.sh" smoke
-echo "# all suites (live, driver, bench smoke):"
+echo "# all suites (lint, remaster host, live, driver, bench smoke):"
 echo "$passed passed, $failed failed"
 exit "$status"

@@ -2,8 +2,9 @@
 # shellcheck disable=SC2034 # LS_QEMU_* and LS_GUEST_SEEN are results for run.sh
 # boot-tests/lib.sh: the QEMU runner and TAP helpers, sourced by run.sh.
 #
-#   ls_qemu NAME TIMEOUT [--iso F] [--uefi] [--kernel K --initrd I --append A]
+#   ls_qemu NAME TIMEOUT [--iso F [--usb]] [--uefi] [--kernel K --initrd I --append A]
 #           [--autorun F] [--data F] [--wait-for REGEX] [--stop-on REGEX]
+#           [--press-enter | --isolinux-append TEXT]
 # boots headless (-display none, -no-reboot, -m $MEM -smp 2), console on the first
 # serial port (console.log), guest results on the second (results.log, /dev/ttyS1
 # in the guest), fw_cfg entries opt/livesquash/autorun (F) and opt/livesquash/data
@@ -11,10 +12,25 @@
 # soon as REGEX shows up on the (escape-stripped) console, plus 3 s to catch a crash;
 # --stop-on REGEX stops it the same way but counts as a failure (a boot that went to
 # an emergency shell would otherwise sit there until the timeout).
+# The ISO is a read-only drive (QEMU never writes to it): by default a CD-ROM
+# (`-boot d`); with --usb a USB stick instead (usb-storage on a qemu-xhci
+# controller, bootindex 0), booted as a disk by SeaBIOS or OVMF (an isohybrid ISO).
+# --press-enter: for boot menus that wait for a key (isolinux `timeout 0`, GRUB
+# without a timeout). QEMU gets a monitor on a unix socket ($LS_LOGDIR/NAME/monitor.sock)
+# and ls_qemu sends `sendkey ret` every 3 s until the console shows a kernel line
+# (`Linux version N`) or 90 s have passed (LS_PRESS_ENTER_MAX); the monitor client is
+# socat if installed, else netcat-openbsd's `nc -U`, else python3. With the monitor
+# there, `info blockstats` is sampled every 5 s and before QEMU is stopped
+# (blockstats.txt): LS_QEMU_READ is the bytes the guest read from its drives.
+# --isolinux-append TEXT: the same monitor; once the drives have been idle for 4 s
+# (isolinux's menu waits; or after 90 s), press Tab (edit the default entry's
+# command line), type TEXT (letters, digits, space and = , . - _ / :) and Return:
+# e.g. ' console=ttyS0,115200' to see the kernel of an unchanged ISO on the console.
 # Leaves in $LS_LOGDIR/NAME/: console.log (raw), console.txt (escape codes stripped),
-# results.txt, qemu.log (QEMU's own output), cmdline; sets LS_QEMU_RC (124: timed
-# out), LS_QEMU_SECONDS, LS_QEMU_FOUND (1 if --wait-for matched) and LS_QEMU_STOPPED
-# (the console line that matched --stop-on, else empty).
+# results.txt, qemu.log (QEMU's own output), cmdline (monitor.log, blockstats.txt with
+# a monitor); sets LS_QEMU_RC (124: timed out), LS_QEMU_SECONDS, LS_QEMU_FOUND (1
+# if --wait-for matched), LS_QEMU_STOPPED (the console line that matched --stop-on,
+# else empty), LS_QEMU_KEYS (keys sent) and LS_QEMU_READ (bytes, or empty).
 
 LS_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=${TOP:-$(dirname "$LS_HERE")}
@@ -23,6 +39,7 @@ MEM=${MEM:-1024}
 LS_LOGDIR=${LS_LOGDIR:-$BUILD/tests}
 LS_OVMF_CODE=${LS_OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 LS_OVMF_VARS=${LS_OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+LS_PRESS_ENTER_MAX=${LS_PRESS_ENTER_MAX:-90}
 # what a console must never show
 LS_CRASH_REGEX='BUG:|WARNING:|Oops|Call Trace|KASAN|Kernel panic'
 
@@ -47,9 +64,13 @@ ls_qemu() {
 	local name=$1 tmo=$2
 	shift 2
 	local iso="" uefi=0 kernel="" initrd="" append="" autorun="" data="" waitfor="" stopon=""
+	local usb=0 press=0 monitor="" edit=""
 	while (($#)); do
 		case $1 in
 		--iso) iso=$2 && shift ;;
+		--usb) usb=1 ;;
+		--press-enter) press=1 ;;
+		--isolinux-append) edit=$2 && shift ;;
 		--uefi) uefi=1 ;;
 		--kernel) kernel=$2 && shift ;;
 		--initrd) initrd=$2 && shift ;;
@@ -68,16 +89,36 @@ ls_qemu() {
 	local dir=$LS_LOGDIR/$name
 	mkdir -p "$dir"
 	rm -f "$dir"/console.clock-jump.txt
+	if ((usb)) && [[ -z $iso ]]; then
+		echo "ls_qemu: --usb needs --iso" >&2
+		return 2
+	fi
 	local accel
 	accel=$(ls_accel)
+	local -a mon=(-monitor none)
+	if ((press)) || [[ -n $edit ]]; then
+		monitor=$dir/monitor.sock
+		# a unix socket's path is limited to 107 bytes
+		((${#monitor} < 100)) || monitor=$(mktemp -u "${TMPDIR:-/tmp}/lsq-monitor.XXXXXX")
+		mon=(-monitor "unix:$monitor,server=on,wait=off")
+	fi
 	local -a cmd=(qemu-system-x86_64 -machine pc -accel "$accel" -m "$MEM" -smp 2
-		-display none -monitor none -no-reboot
+		-display none "${mon[@]}" -no-reboot
 		-serial "file:$dir/console.log" -serial "file:$dir/results.log")
 	if ((uefi)); then
 		cmd+=(-drive "if=pflash,format=raw,readonly=on,file=$LS_OVMF_CODE"
 			-drive "if=pflash,format=raw,file=$dir/OVMF_VARS.fd")
 	fi
-	[[ -n $iso ]] && cmd+=(-cdrom "$iso" -boot d)
+	if [[ -n $iso ]]; then
+		# read-only: a boot never writes to the ISO (commas in -drive values are doubled)
+		if ((usb)); then
+			cmd+=(-device "qemu-xhci,id=xhci"
+				-drive "if=none,id=stick,format=raw,readonly=on,file=${iso//,/,,}"
+				-device "usb-storage,bus=xhci.0,drive=stick,bootindex=0")
+		else
+			cmd+=(-drive "if=ide,index=2,media=cdrom,format=raw,readonly=on,file=${iso//,/,,}" -boot d)
+		fi
+	fi
 	[[ -n $kernel ]] && cmd+=(-kernel "$kernel")
 	[[ -n $initrd ]] && cmd+=(-initrd "$initrd")
 	[[ -n $append ]] && cmd+=(-append "$append")
@@ -89,7 +130,9 @@ ls_qemu() {
 	local start end rc attempt jump
 	for attempt in 1 2; do
 		rc=0
-		rm -f "$dir"/console.log "$dir"/console.txt "$dir"/results.log "$dir"/results.txt "$dir"/qemu.log
+		rm -f "$dir"/console.log "$dir"/console.txt "$dir"/results.log "$dir"/results.txt "$dir"/qemu.log \
+			"$dir"/monitor.log "$dir"/blockstats.txt
+		[[ -z $monitor ]] || rm -f "$monitor"
 		((uefi)) && cp "$LS_OVMF_VARS" "$dir/OVMF_VARS.fd"
 		ls_qemu_run
 		# a guest's clock may jump, not the guest: with TCG the guest reads the host's
@@ -116,14 +159,56 @@ ls_clock_jump() {
 ls_qemu_run() {
 	LS_QEMU_FOUND=0
 	LS_QEMU_STOPPED=""
+	LS_QEMU_KEYS=0
+	LS_QEMU_READ=""
 	start=$(ls_now)
-	if [[ -z $waitfor && -z $stopon ]]; then
+	if [[ -z $waitfor && -z $stopon && -z $monitor ]]; then
 		timeout --kill-after=10 "$tmo" "${cmd[@]}" </dev/null >"$dir/qemu.log" 2>&1 || rc=$?
 	else
 		timeout --kill-after=10 "$tmo" "${cmd[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
-		local pid=$! text
+		# t: seconds since the start; the monitor's work is due at next_stat (blockstats,
+		# every 5 s, every second while waiting to type) and next_key (Return every 3 s)
+		local pid=$! text="" t=0 t0=$SECONDS pressing=$press typing=0 last=-1 idle=0
+		local next_stat=0 next_key=3
+		[[ -z $edit ]] || typing=1
 		while kill -0 "$pid" 2>/dev/null; do
 			sleep 1
+			t=$((SECONDS - t0))
+			if [[ -n $monitor ]]; then
+				if ((typing || t >= next_stat)); then
+					ls_blockstats
+					next_stat=$((t + 5))
+				fi
+				if ((typing)); then
+					if [[ -n $LS_QEMU_READ && $LS_QEMU_READ != 0 && $LS_QEMU_READ == "$last" ]]; then
+						idle=$((idle + 1))
+					else
+						idle=0
+					fi
+					last=${LS_QEMU_READ:--1}
+					if ((idle >= 4 || t > LS_PRESS_ENTER_MAX)); then
+						typing=0
+						echo "$t s: drives idle for $idle s after ${LS_QEMU_READ:-?} bytes: Tab, '$edit', Return" >>"$dir/monitor.log"
+						ls_type "$monitor" "$edit" >>"$dir/monitor.log" 2>&1 || true
+					fi
+				fi
+				if ((pressing)); then
+					if ((t > LS_PRESS_ENTER_MAX)) ||
+						{ [[ -f $dir/console.log ]] && ls_strip "$dir/console.log" | grep -qE 'Linux version [0-9]'; }; then
+						pressing=0
+						echo "$t s: stopped pressing Return ($LS_QEMU_KEYS sent)" >>"$dir/monitor.log"
+					elif ((t >= next_key)); then
+						next_key=$((t + 3))
+						if ls_monitor "$monitor" "sendkey ret" >/dev/null 2>&1; then
+							LS_QEMU_KEYS=$((LS_QEMU_KEYS + 1))
+							echo "$t s: sendkey ret" >>"$dir/monitor.log"
+						else
+							echo "$t s: sendkey ret failed (no monitor yet?)" >>"$dir/monitor.log"
+						fi
+					fi
+				fi
+			fi
+			[[ -n $waitfor || -n $stopon ]] || continue
 			[[ -f $dir/console.log ]] || continue
 			text=$(ls_strip "$dir/console.log")
 			if [[ -n $waitfor ]] && grep -qE "$waitfor" <<<"$text"; then
@@ -134,6 +219,7 @@ ls_qemu_run() {
 				continue
 			fi
 			sleep 3 # a crash right after the line must still be seen
+			[[ -z $monitor ]] || ls_blockstats
 			kill "$pid" 2>/dev/null || true
 			break
 		done
@@ -142,6 +228,7 @@ ls_qemu_run() {
 			ls_strip "$dir/console.log" | grep -qE "$waitfor"; then
 			LS_QEMU_FOUND=1
 		fi
+		[[ -z $monitor ]] || rm -f "$monitor"
 	fi
 	end=$(ls_now)
 	LS_QEMU_RC=$rc
@@ -150,6 +237,85 @@ ls_qemu_run() {
 	[[ -f $dir/results.log ]] || : >"$dir/results.log"
 	ls_strip "$dir/console.log" >"$dir/console.txt"
 	ls_strip "$dir/results.log" >"$dir/results.txt"
+}
+
+# ls_blockstats: (in ls_qemu_run) sample `info blockstats` into blockstats.txt and
+# LS_QEMU_READ (the sum of rd_bytes); a failed sample keeps the last one
+ls_blockstats() {
+	local out
+	out=$(ls_monitor "$monitor" "info blockstats" 2>/dev/null) || return 0
+	out=$(ls_strip /dev/stdin <<<"$out" | grep -E 'rd_bytes=' || true)
+	[[ -n $out ]] || return 0
+	printf '%s\n' "$out" >"$dir/blockstats.txt"
+	LS_QEMU_READ=$(grep -oE 'rd_bytes=[0-9]+' <<<"$out" | awk -F= '{ n += $2 } END { printf "%d", n }')
+}
+
+# ls_type SOCKET TEXT: (in ls_qemu_run) Tab, TEXT, Return as key presses; counts
+# them in LS_QEMU_KEYS
+ls_type() {
+	local sock=$1 text=$2 c k i
+	local -a keys=(tab)
+	for ((i = 0; i < ${#text}; i++)); do
+		c=${text:i:1}
+		case $c in
+		[a-z0-9]) k=$c ;;
+		[A-Z]) k=shift-${c,} ;;
+		' ') k=spc ;;
+		=) k=equal ;;
+		,) k=comma ;;
+		.) k="dot" ;;
+		-) k=minus ;;
+		_) k=shift-minus ;;
+		/) k=slash ;;
+		:) k=shift-semicolon ;;
+		*)
+			echo "ls_type: no key for '$c'" >&2
+			return 1
+			;;
+		esac
+		keys+=("$k")
+	done
+	keys+=(ret)
+	for k in "${keys[@]}"; do
+		ls_monitor "$sock" "sendkey $k" >/dev/null || return 1
+		LS_QEMU_KEYS=$((LS_QEMU_KEYS + 1))
+	done
+}
+
+# ls_monitor SOCKET COMMAND: one QEMU human-monitor command over a unix socket; prints
+# the answer. socat if installed, else netcat-openbsd (nc -U), else python3.
+ls_monitor() {
+	local sock=$1 line=$2
+	[[ -S $sock ]] || return 1
+	if command -v socat >/dev/null; then
+		{
+			printf '%s\n' "$line"
+			sleep 0.3
+		} | timeout 5 socat -t 2 - "UNIX-CONNECT:$sock"
+	elif command -v nc >/dev/null && grep -q -- '-U' < <(nc -h 2>&1); then
+		{
+			printf '%s\n' "$line"
+			sleep 0.3
+		} | timeout 5 nc -N -U "$sock"
+	else
+		timeout 5 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(3)
+s.connect(sys.argv[1])
+def prompt():
+	buf = b""
+	while not buf.endswith(b"(qemu) "):
+		d = s.recv(4096)
+		if not d:
+			break
+		buf += d
+	return buf
+prompt()  # the banner
+s.sendall(sys.argv[2].encode() + b"\n")
+sys.stdout.write(prompt().decode("utf-8", "replace"))
+' "$sock" "$line"
+	fi
 }
 
 # ls_stable_copy SRC DST: copy a file another job may be rewriting (the lead's

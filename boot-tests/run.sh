@@ -3,7 +3,8 @@
 # numbered across every boot, ending with "N passed, N failed".
 #
 # usage: run.sh [all | quick | SUITE ...]
-#   suites: busybox-bios busybox-uefi debian-bios debian-uefi remaster missing-medium
+#   suites: busybox-bios busybox-uefi busybox-usb debian-bios debian-uefi remaster check-iso
+#           missing-medium
 #   all   = every suite (debian-uefi only with CHECK_DEBIAN_UEFI=yes)
 #   quick = busybox-bios
 # Environment (make passes these): BUILD TOP ACCEL MEM KERNEL; CHECK_BUILD=no skips
@@ -39,12 +40,12 @@ suites=()
 for a in "${@:-all}"; do
 	case $a in
 	all)
-		suites+=(busybox-bios busybox-uefi debian-bios)
+		suites+=(busybox-bios busybox-uefi busybox-usb debian-bios)
 		[[ $CHECK_DEBIAN_UEFI == yes ]] && suites+=(debian-uefi)
-		suites+=(remaster missing-medium)
+		suites+=(remaster check-iso missing-medium)
 		;;
 	quick) suites+=(busybox-bios) ;;
-	busybox-bios | busybox-uefi | debian-bios | debian-uefi | remaster | missing-medium) suites+=("$a") ;;
+	busybox-bios | busybox-uefi | busybox-usb | debian-bios | debian-uefi | remaster | check-iso | missing-medium) suites+=("$a") ;;
 	*)
 		echo "run.sh: unknown suite '$a'" >&2
 		exit 2
@@ -180,9 +181,10 @@ diff_cmp() { # WANT GOT: silent if equal, else the first differences
 }
 
 # ---- one live boot with the guest checks -------------------------------------
-# live_boot TAG ISO FIRMWARE TIMEOUT MANIFEST [MARKERS]
+# live_boot TAG ISO FIRMWARE TIMEOUT MANIFEST [MARKERS] [MEDIUM]: MEDIUM cd (default)
+# or usb (the ISO as a USB stick, as `dd` writes it)
 live_boot() {
-	local tag=$1 iso=$2 firmware=$3 tmo=$4 manifest=$5 markers=${6:-}
+	local tag=$1 iso=$2 firmware=$3 tmo=$4 manifest=$5 markers=${6:-} medium=${7:-cd}
 	local dir=$LS_LOGDIR/$tag data
 	data=$dir/data
 	rm -rf "$data"
@@ -201,9 +203,10 @@ live_boot() {
 	tar --format=ustar -cf "$dir/data.tar" -C "$data" .
 	local -a fw=()
 	[[ $firmware == uefi ]] && fw=(--uefi)
+	[[ $medium == usb ]] && fw+=(--usb)
 	ls_qemu "$tag" "$tmo" --iso "$iso" "${fw[@]}" --autorun "$here/autorun.sh" --data "$dir/data.tar" \
 		--stop-on "$LS_STOP_REGEX"
-	tap_diag "boot $tag: $LS_QEMU_SECONDS s with $(ls_accel), $firmware firmware, QEMU exit $LS_QEMU_RC"
+	tap_diag "boot $tag: $LS_QEMU_SECONDS s with $(ls_accel), $firmware firmware, as a ${medium^^}, QEMU exit $LS_QEMU_RC"
 	if [[ -n $LS_QEMU_STOPPED ]]; then
 		local -a last=()
 		mapfile -t last < <(grep -v '^\s*$' "$dir/console.txt" | tail -n 12)
@@ -236,16 +239,80 @@ console_test() { # TAG
 	fi
 }
 
-suite_live() { # ROOTFS FIRMWARE
-	local rootfs=$1 firmware=$2 tag=$1-$2 iso tmo=$BOOT_TIMEOUT
+suite_live() { # ROOTFS FIRMWARE [MEDIUM]
+	local rootfs=$1 firmware=$2 medium=${3:-cd} tag=$1-$2 iso tmo=$BOOT_TIMEOUT
+	[[ $medium == cd ]] || tag=$tag-$medium
 	[[ $rootfs == debian ]] && tmo=$DEBIAN_TIMEOUT
 	make_target "iso-$rootfs" iso ROOTFS="$rootfs" || true
 	iso=$(iso_of "$rootfs")
 	host_checks "$rootfs" "$iso" "$tag" || return 0
-	# boot a copy: the ISO may be rebuilt while we run
-	mkdir -p "$LS_LOGDIR/$tag"
-	ls_stable_copy "$iso" "$LS_LOGDIR/$tag/boot.iso"
-	live_boot "$tag" "$LS_LOGDIR/$tag/boot.iso" "$firmware" "$tmo" "$HOST_MANIFEST"
+	test_iso "$rootfs" "$tag" || return 0
+	live_boot "$tag" "$TEST_ISO" "$firmware" "$tmo" "$TEST_MANIFEST" "" "$medium"
+}
+
+# ---- the test ISO: the product plus the test hook -------------------------------
+# unpack_image ISO DIR: DIR/extracted = the ISO's root image unpacked by unsquashfs
+# (squashfs-tools, not ours), DIR/expected.manifest its manifest
+unpack_image() {
+	rm -rf "$2/extracted"
+	iso_extract_image "$1" "$2/squashfs.img" &&
+		unsquashfs -d "$2/extracted" -no-progress "$2/squashfs.img" >"$2/unsquashfs.log" 2>&1 &&
+		bash "$here/manifest.sh" "$2/extracted" >"$2/expected.manifest"
+}
+
+# same_apart_from DESCRIPTION EXCLUDES BASE NEW: the manifests BASE and NEW agree
+# but for the paths EXCLUDES names (manifest.sh -x); the paths that differ are
+# listed as diagnostics either way
+same_apart_from() {
+	local desc=$1 excl=$2 base=$3 new=$4 d
+	d=$(dirname "$new")
+	# paths added, removed or changed (type, mode, owner, size, content, target)
+	LC_ALL=C comm -3 <(cut -f1-5,7,9 "$base") <(cut -f1-5,7,9 "$new") |
+		awk -F '\t' '{ side = ($1 == "") ? "new" : "base"; p = (side == "new") ? $2 : $1; s[p] = s[p] side }
+			END { for (p in s) print "#   " (s[p] == "new" ? "added:   " : s[p] == "base" ? "removed: " : "changed: ") p }' |
+		LC_ALL=C sort -k3 >"$d/paths.diff"
+	bash "$here/manifest.sh" -x "$excl" -F "$base" >"$d/rest.base"
+	bash "$here/manifest.sh" -x "$excl" -F "$new" >"$d/rest.new"
+	tap_test "$desc" diff_cmp "$d/rest.base" "$d/rest.new"
+	head -n 40 "$d/paths.diff"
+}
+
+# no_hook COLUMNS: unsquashfs columns of a product image name no test hook
+no_hook() {
+	! grep -E 'livesquash-test|autorun|fw_cfg' "$1"
+}
+
+# test_iso ROOTFS TAG: the product ISO of ROOTFS with the test hook (testiso.sh),
+# checked once per run; sets TEST_ISO and TEST_MANIFEST (what the guest compares
+# its files with)
+declare -A test_iso_rc=()
+test_iso() {
+	local rootfs=$1 tag=$2 dir=$LS_LOGDIR/test-$1
+	TEST_ISO=$dir/test.iso
+	TEST_MANIFEST=$dir/expected.manifest
+	[[ -n ${test_iso_rc[$rootfs]:-} ]] && return "${test_iso_rc[$rootfs]}"
+	test_iso_rc[$rootfs]=1
+	mkdir -p "$dir"
+	tap_test "[$rootfs] the product ISO's root image has no test hook (nothing named livesquash-test, autorun or fw_cfg)" \
+		no_hook "$LS_LOGDIR/$tag/unsquashfs.columns"
+	local start=$SECONDS rc=0
+	ls_stable_copy "$(iso_of "$rootfs")" "$dir/product.iso"
+	bash "$here/testiso.sh" "$dir/product.iso" "$TEST_ISO" >"$dir/testiso.log" 2>&1 || rc=$?
+	if ((rc != 0)); then
+		local -a lines=()
+		mapfile -t lines < <(tail -n 5 "$dir/testiso.log")
+		tap_notok "[$rootfs] test ISO: the product ISO plus the test hook, by iso/remaster (exit $rc)" "${lines[@]}"
+		return 1
+	fi
+	tap_ok "[$rootfs] test ISO: the product ISO plus the test hook, by iso/remaster ($((SECONDS - start)) s: $(tail -n 1 "$dir/testiso.log"))"
+	remaster_iso_checks "$rootfs-test" "$dir/product.iso" "$TEST_ISO" no
+	if ! unpack_image "$TEST_ISO" "$dir"; then
+		tap_notok "[$rootfs] unpack the test ISO's root image" "$(tail -n 3 "$dir/unsquashfs.log" 2>/dev/null)"
+		return 1
+	fi
+	same_apart_from "[$rootfs] the test ISO's root image is the product's tree plus the hook (boot-tests/hook/hook.exclude)" \
+		"$here/hook/hook.exclude" "$HOST_MANIFEST" "$TEST_MANIFEST"
+	test_iso_rc[$rootfs]=0
 }
 
 # ---- remaster ------------------------------------------------------------------
@@ -256,13 +323,14 @@ suite_remaster() {
 	host_checks busybox "$iso" "$tag" || return 0
 	rm -rf "$dir/add" "$dir/extracted" "$dir/remastered.iso"
 	mkdir -p "$dir/add"
+	bash "$here/hook/mkhook.sh" "$dir/hook"
 	local add_text run_text
 	add_text="added by boot-tests at $(date -u +%FT%TZ)"
 	run_text="created by --run"
 	echo "$add_text" >"$dir/add/livesquash-marker-add.txt"
 	local rc=0 start=$SECONDS
-	bash "$TOP/iso/remaster" --add "$dir/add" \
-		--run "echo '$run_text' > /livesquash-marker-run.txt" \
+	bash "$TOP/iso/remaster" --add "$dir/hook" --run 'sh /usr/lib/livesquash-test/install' \
+		--add "$dir/add" --run "echo '$run_text' > /livesquash-marker-run.txt" \
 		--cmdline-add 'livesquash.remastered=1' --cmdline-remove 'console=tty0' \
 		"$iso" "$dir/remastered.iso" >"$dir/remaster.log" 2>&1 || rc=$?
 	if ((rc == 0)) && [[ -s $dir/remastered.iso ]]; then
@@ -273,17 +341,15 @@ suite_remaster() {
 		tap_notok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove IN OUT (exit $rc, log $dir/remaster.log)" "${lines[@]}"
 		return 0
 	fi
-	remaster_iso_checks "$tag" "$iso" "$dir/remastered.iso"
+	remaster_iso_checks "$tag" "$iso" "$dir/remastered.iso" yes
 	# what the new image holds, read back with unsquashfs (squashfs-tools, not ours)
-	if ! iso_extract_image "$dir/remastered.iso" "$dir/squashfs-new.img" ||
-		! unsquashfs -d "$dir/extracted" -no-progress "$dir/squashfs-new.img" >"$dir/unsquashfs.log" 2>&1; then
+	if ! unpack_image "$dir/remastered.iso" "$dir"; then
 		tap_notok "[$tag] unpack the remastered ISO's LiveOS/squashfs.img" "$(tail -n 3 "$dir/unsquashfs.log" 2>/dev/null)"
 		return 0
 	fi
 	local expected=$dir/expected.manifest markers=$dir/markers
-	bash "$here/manifest.sh" "$dir/extracted" >"$expected"
 	: >"$markers"
-	: >"$dir/markers.exclude"
+	cp "$here/hook/hook.exclude" "$dir/markers.exclude"
 	local name want p
 	for name in livesquash-marker-add.txt livesquash-marker-run.txt; do
 		if [[ $name == *add* ]]; then want=$add_text; else want=$run_text; fi
@@ -302,13 +368,14 @@ suite_remaster() {
 		fi
 	done
 	# everything else is what it was
-	bash "$here/manifest.sh" -x "$dir/markers.exclude" -F "$expected" >"$dir/rest.new"
-	bash "$here/manifest.sh" -x "$dir/markers.exclude" -F "$HOST_MANIFEST" >"$dir/rest.old"
-	tap_test "[$tag] apart from the markers the remastered image equals the original tree" \
-		diff_cmp "$dir/rest.old" "$dir/rest.new"
+	same_apart_from "[$tag] apart from the hook and the markers the remastered image equals the original tree" \
+		"$dir/markers.exclude" "$HOST_MANIFEST" "$expected"
 	live_boot "$tag" "$dir/remastered.iso" bios "$BOOT_TIMEOUT" "$expected" "$markers"
 	tap_test "[$tag] the kernel's command line has livesquash.remastered=1 and no console=tty0" \
 		cmdline_changed "$dir/console.txt"
+	live_boot "$tag-uefi-usb" "$dir/remastered.iso" uefi "$BOOT_TIMEOUT" "$expected" "$markers" usb
+	tap_test "[$tag-uefi-usb] the kernel's command line has livesquash.remastered=1 and no console=tty0" \
+		cmdline_changed "$LS_LOGDIR/$tag-uefi-usb/console.txt"
 	dmsquash_boot "$tag-dmsquash" "$dir/remastered.iso"
 }
 
@@ -337,9 +404,10 @@ eltorito_same() {
 		{ printf "byte %d differs\n", o; bad = 1 } END { exit bad }'
 }
 
-# remaster_iso_checks TAG IN OUT: what the remaster changed in the ISO, and only that
+# remaster_iso_checks TAG IN OUT CMDLINE: what the remaster changed in the ISO, and
+# only that (CMDLINE=yes: the remaster edited grub.cfg's kernel command lines)
 remaster_iso_checks() {
-	local tag=$1 in=$2 out=$3 dir=$LS_LOGDIR/$1
+	local tag=$1 in=$2 out=$3 cmdline=$4 dir=$LS_LOGDIR/$1
 	rm -rf "$dir/iso-in" "$dir/iso-out"
 	mkdir -p "$dir/iso-in" "$dir/iso-out"
 	if ! xorriso -osirrox on -indev "$in" -extract / "$dir/iso-in" >"$dir/iso-in.log" 2>&1 ||
@@ -355,7 +423,8 @@ remaster_iso_checks() {
 			/^El Torito img path/ { p[$6] = $7 }
 			/^El Torito img opts/ && /boot-info-table|grub2-boot-info/ { print "bootinfo ." p[$6] }')
 	local e
-	printf '%s\n' ./LiveOS/squashfs.img ./LiveOS/squashfs.img.sha256 ./boot/grub/grub.cfg >"$dir/changed"
+	printf '%s\n' ./LiveOS/squashfs.img ./LiveOS/squashfs.img.sha256 >"$dir/changed"
+	[[ $cmdline == yes ]] && echo ./boot/grub/grub.cfg >>"$dir/changed"
 	for e in "${eltorito[@]}"; do
 		echo "${e#* }" >>"$dir/changed"
 	done
@@ -372,7 +441,7 @@ remaster_iso_checks() {
 		bash -c 'cd "$1/LiveOS" && sha256sum -c squashfs.img.sha256' _ "$dir/iso-out"
 	diff "$dir/iso-in/boot/grub/grub.cfg" "$dir/iso-out/boot/grub/grub.cfg" >"$dir/grub.diff" || true
 	# shellcheck disable=SC2016 # an awk program
-	tap_test "[$tag] grub.cfg: only the linux lines changed, each with livesquash.remastered=1 and without console=tty0" \
+	[[ $cmdline == yes ]] && tap_test "[$tag] grub.cfg: only the linux lines changed, each with livesquash.remastered=1 and without console=tty0" \
 		awk '/^[<>]/ && !/^[<>][ \t]*linux / { print "other line changed: " $0; bad = 1 }
 			/^>[ \t]*linux / { n++; if ($0 !~ / livesquash\.remastered=1( |$)/ || $0 ~ / console=tty0( |$)/) { print "wrong: " $0; bad = 1 } }
 			END { if (n < 2) { print n + 0 " linux lines changed, want 2"; bad = 1 }; exit bad }' "$dir/grub.diff"
@@ -429,6 +498,35 @@ EOT
 	console_test "$tag"
 }
 
+# ---- the product ISO as a user checks it: iso/check-iso -------------------------
+# the ISO `make iso` built, no hook: booted as a USB stick (BIOS) and as a CD (UEFI)
+# by the user's own tool, which must see it reach userspace
+suite_check_iso() {
+	local tag=check-iso dir=$LS_LOGDIR/check-iso rc=0
+	make_target iso-busybox iso ROOTFS=busybox || true
+	mkdir -p "$dir"
+	ls_stable_copy "$(iso_of busybox)" "$dir/product.iso"
+	bash "$TOP/iso/check-iso" --firmware bios --as usb --timeout "$BOOT_TIMEOUT" --logs "$dir/bios" "$dir/product.iso" >"$dir/bios.log" 2>&1 || rc=$?
+	bash "$TOP/iso/check-iso" --firmware uefi --as cd --timeout "$BOOT_TIMEOUT" --logs "$dir/uefi" "$dir/product.iso" >"$dir/uefi.log" 2>&1 || rc=$?
+	local -a lines=()
+	mapfile -t lines < <(grep -h '^check-iso: [a-z]*-[a-z]*: ' "$dir/bios.log" "$dir/uefi.log")
+	local l
+	for l in "${lines[@]}"; do
+		tap_diag "$l"
+	done
+	if ((rc == 0)) && grep -q 'bios-usb: reached userspace' "$dir/bios.log" && grep -q 'uefi-cd: reached userspace' "$dir/uefi.log"; then
+		tap_ok "[$tag] iso/check-iso: the product ISO reaches userspace as a USB stick (BIOS) and as a CD (UEFI)"
+	else
+		tap_notok "[$tag] iso/check-iso: the product ISO reaches userspace as a USB stick (BIOS) and as a CD (UEFI) (exit $rc)" \
+			"${lines[@]}" "$(tail -n 2 "$dir/bios.log" "$dir/uefi.log")"
+	fi
+	tap_test "[$tag] the product ISO's consoles have no BUG:/WARNING:/Oops/Call Trace/KASAN/Kernel panic" \
+		no_crash "$dir"/*/*/console.txt
+}
+no_crash() { # CONSOLE...
+	! grep -nE "$LS_CRASH_REGEX" "$@"
+}
+
 # ---- missing medium ----------------------------------------------------------
 # waited_for CONSOLE REGEX: kernel timestamps "[ t]" of the first line saying the
 # wait began ("waiting ..." from the dracut module, else the kernel's start at 0)
@@ -483,9 +581,11 @@ for s in "${suites[@]}"; do
 	case $s in
 	busybox-bios) suite_live busybox bios ;;
 	busybox-uefi) suite_live busybox uefi ;;
+	busybox-usb) suite_live busybox bios usb ;;
 	debian-bios) suite_live debian bios ;;
 	debian-uefi) suite_live debian uefi ;;
 	remaster) suite_remaster ;;
+	check-iso) suite_check_iso ;;
 	missing-medium) suite_missing_medium ;;
 	esac
 done

@@ -31,8 +31,8 @@ export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_
 
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 
-.PHONY: check check-quick check-full check-suites check-accel check-lint bench bench-aa bench-smoke
-check: deps module ## the live-ISO boot tests (both ISOs, BIOS, UEFI, remaster, missing medium), the driver tests and the bench smoke run; TAP, logs in build/tests/
+.PHONY: check check-quick check-full check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke
+check: deps module kernel-tree ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB, remaster, missing medium), the driver tests and the bench smoke run; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
 check-live: deps ## only the live-ISO boot tests
@@ -44,6 +44,9 @@ check-driver: deps kernel module ## only the driver's direct-boot tests: image m
 check-full: deps kernel module ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG
 	@bash $(TOP)/boot-tests/driver/run.sh full
 
+check-remaster: deps ## host-side tests of iso/remaster (as root, no QEMU, ~1 min): fixture ISOs of each distribution's layout (Fedora squashfs/EROFS, live-build, casper and its layers, archiso) remastered and checked with unsquashfs, xorriso, mtools, checksums; bad inputs, full disks, Ctrl-C (boot-tests/remaster/)
+	@bash $(TOP)/boot-tests/remaster/host.sh
+
 check-quick: deps ## build and boot the busybox ISO once (BIOS) with every guest check
 	@$(BOOT_TESTS) quick
 
@@ -54,9 +57,8 @@ check-suites: ## run only the boot-test suites named in SUITES=...
 check-accel: ## print the QEMU accelerator the tests use (kvm or tcg; probed once, cached in build/accel)
 	@bash $(TOP)/boot-tests/accel.sh
 
-check-lint: ## shellcheck the boot-tests scripts
-	shellcheck $(TOP)/boot-tests/*.sh $(TOP)/boot-tests/bench/bench.sh $(TOP)/boot-tests/bench/liveboot.sh
-	shellcheck -s sh $(TOP)/boot-tests/bench/guest-init.sh
+check-lint: deps kernel-tree ## static checks (TAP): shellcheck every shell script, checkpatch --strict and sparse (C=2) + W=1 on fs-squashfs/
+	@bash $(TOP)/boot-tests/lint.sh
 
 bench: deps module ## A/B benchmark in QEMU on Debian's kernel: stock squashfs.ko vs ours vs EROFS (table, build/bench/run-full/results.json, ratios.png)
 	@[ -d "$(BENCH_TREE)" ] || $(MAKE) --no-print-directory rootfs ROOTFS=debian

@@ -21,7 +21,7 @@ ISO := $(BUILD)/livesquash-$(ROOTFS).iso
 
 export KERNEL KVER
 
-.PHONY: rootfs image initramfs iso run remaster
+.PHONY: rootfs image initramfs iso run remaster check-iso
 
 rootfs: ## build the root tree build/rootfs/ROOTFS/ (busybox, or debian via a cached debootstrap)
 	@bash $(TOP)/iso/mkrootfs.sh $(ROOTFS) $(BUILD)
@@ -46,3 +46,7 @@ remaster: ## copy any distribution's live ISO with changes: make remaster IN=a.i
 		$(foreach d,$(ADD),--add '$(d)') $(if $(RUN),--run '$(subst ','\'',$(RUN))') \
 		$(if $(CMDLINE_ADD),--cmdline-add '$(CMDLINE_ADD)') $(if $(CMDLINE_REMOVE),--cmdline-remove '$(CMDLINE_REMOVE)') \
 		'$(IN)' '$(OUT)'
+
+check-iso: ## boot an ISO headless (BIOS and UEFI, as CD and as USB stick) and say whether it reaches userspace: make check-iso IN=a.iso
+	@[ -n "$(IN)" ] || { echo "check-iso: set IN=the.iso" >&2; exit 1; }
+	@bash $(TOP)/iso/check-iso '$(IN)'

@@ -64,7 +64,11 @@ echo "iso: grub-mkrescue (BIOS + UEFI hybrid, volume $label) -> $out"
 start=$SECONDS
 mkdir -p "$(dirname "$out")"
 rm -f "$out.params"
-if ! grub-mkrescue -o "$out.tmp" "$tree" -- -volid "$label" > "$out.log" 2>&1; then
+# -hfsplus off: grub-mkrescue would add an HFS+ tree for Intel Macs, whose GPT
+# partition carries the same label; on a USB stick udev's by-label link then
+# names that partition and the live medium is not found (seen: "cannot mount
+# /dev/sda3: unknown filesystem type 'hfsplus'")
+if ! grub-mkrescue -o "$out.tmp" "$tree" -- -volid "$label" -hfsplus off > "$out.log" 2>&1; then
     rm -f "$out.tmp"
     tail -n 20 "$out.log" >&2
     die "grub-mkrescue failed, full log in $out.log"

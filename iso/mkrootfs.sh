@@ -15,7 +15,7 @@ esac
 
 tree=$build/rootfs/$flavour
 stamp=$build/rootfs/$flavour.stamp
-inputs=$(cat "$here/mkrootfs.sh" "$here/rootfs-$flavour.sh" "$here"/files/* | sha256sum | cut -c1-16)
+inputs=$(cat "$here/mkrootfs.sh" "$here/rootfs-$flavour.sh" | sha256sum | cut -c1-16)
 
 if [[ -d $tree && -f $stamp && $(cat "$stamp") == "$inputs" ]]; then
     echo "rootfs: $tree is up to date"

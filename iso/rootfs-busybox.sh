@@ -6,7 +6,6 @@
 set -euo pipefail
 
 dir=${1:?usage: rootfs-busybox.sh DIR}
-here=$(cd "$(dirname "$0")" && pwd)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 
 die() { echo "rootfs-busybox: $*" >&2; exit 1; }
@@ -22,7 +21,7 @@ cd "$dir"
 
 echo "rootfs-busybox: directories"
 mkdir -p bin sbin usr/bin usr/sbin etc/init.d proc sys dev run tmp root \
-    var/log mnt home usr/lib/livesquash usr/share/livesquash
+    var/log mnt home
 chmod 1777 tmp
 chmod 0700 root
 ln -s ../run var/run
@@ -71,9 +70,6 @@ ip link set lo up 2>/dev/null
 # shellcheck disable=SC1091
 . /etc/os-release
 echo "$PRETTY_NAME: root is $(awk '$2 == "/" { print $3 }' /proc/mounts), up $(cut -d' ' -f1 /proc/uptime) s"
-
-# test hook, in the background so the shells come up
-/bin/sh /usr/lib/livesquash/autorun </dev/console >/dev/console 2>&1 &
 EOT
 chmod 0755 etc/init.d/rcS
 
@@ -114,29 +110,9 @@ EOT
 echo "Welcome to livesquash (busybox). Root shell, no password." > etc/motd
 : > etc/fstab
 
-echo "rootfs-busybox: test hook and test files"
-install -m 0755 "$here/files/autorun" usr/lib/livesquash/autorun
-
-# a few of every kind of inode, for the image to exercise the driver
+# device nodes a console needs before devtmpfs, and a user's home
 mkdir -p home/user && chown 1000:1000 home/user && chmod 0750 home/user
 mknod -m 0600 dev/console c 5 1
 mknod -m 0666 dev/null c 1 3
-mknod -m 0660 usr/share/livesquash/sda b 8 0
-t=usr/share/livesquash
-echo "hello from the livesquash image" > $t/hello.txt
-ln $t/hello.txt $t/hello-hardlink.txt
-ln -s hello.txt $t/hello-symlink
-ln -s /usr/share/livesquash/hello.txt $t/hello-abs-symlink
-ln -s does-not-exist $t/dangling-symlink
-mkfifo -m 0644 $t/fifo
-: > $t/empty
-mkdir $t/empty-dir
-head -c 300000 /dev/urandom > $t/random-300k.bin
-truncate -s 8M $t/sparse-8m.bin
-printf 'x' | dd of=$t/sparse-8m.bin bs=1 seek=4194304 conv=notrunc status=none
-install -m 4755 /dev/null $t/setuid-file
-install -m 0640 -o 1000 -g 100 /dev/null $t/owned-by-user
-touch -d '2001-02-03 04:05:06' $t/hello.txt
-(cd $t && sha256sum hello.txt random-300k.bin sparse-8m.bin > SHA256SUMS)
 
 echo "rootfs-busybox: $(du -sh . | cut -f1) in $dir"

@@ -8,7 +8,6 @@ set -euo pipefail
 
 dir=${1:?usage: rootfs-debian.sh DIR CACHE_DIR}
 cache=${2:?usage: rootfs-debian.sh DIR CACHE_DIR}
-here=$(cd "$(dirname "$0")" && pwd)
 SUITE=bookworm
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 INCLUDE=systemd-sysv,udev,kmod,procps,less,util-linux,mount
@@ -72,14 +71,6 @@ ln -sf /lib/systemd/system/serial-getty@.service \
     "$dir/etc/systemd/system/getty.target.wants/serial-getty@ttyS0.service"
 ln -sf /lib/systemd/system/getty@.service \
     "$dir/etc/systemd/system/getty.target.wants/getty@tty1.service"
-
-# the test hook
-install -D -m 0755 "$here/files/autorun" "$dir/usr/lib/livesquash/autorun"
-install -D -m 0644 "$here/files/livesquash-autorun.service" \
-    "$dir/etc/systemd/system/livesquash-autorun.service"
-mkdir -p "$dir/etc/systemd/system/multi-user.target.wants"
-ln -sf /etc/systemd/system/livesquash-autorun.service \
-    "$dir/etc/systemd/system/multi-user.target.wants/livesquash-autorun.service"
 
 # a live system has no use for these
 echo "Welcome to livesquash (Debian $SUITE live). Log in as root, no password." > "$dir/etc/motd"

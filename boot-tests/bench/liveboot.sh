@@ -10,7 +10,7 @@
 # differ only in the live module: ours is the ISO's /boot/initrd.img (dracut -m "base
 # udev-rules livesquash"); the peer is dracut -m "base udev-rules dmsquash-live", also
 # without systemd and kernel modules, zstd, booted with rd.live.overlay.overlayfs=1.
-# "Root shell" = the ISO's test hook (livesquash-autorun.service, a root shell at the end
+# "Root shell" = the test ISO's hook (boot-tests/testiso.sh: a unit at the end
 # of boot) runs our fw_cfg script, which writes a line to the second serial port; the
 # host stamps the moment that line appears. Boots alternate (ours, dracut, ours, ...).
 # Output: a table, build/bench/run-live/live.{tsv,json}, logs per boot.
@@ -38,8 +38,10 @@ die() {
 [[ -f $ISO ]] || die "no $ISO: run 'make iso ROOTFS=debian'"
 accel=$(bash "$TOP/boot-tests/accel.sh")
 
-# the ISO's kernel, initrd and command line
-cp "$ISO" "$R/live.iso"
+# the ISO with the test hook (the product has none), its kernel, initrd and command line
+bash "$TOP/boot-tests/testiso.sh" "$ISO" "$C/test-$(basename "$ISO")" >"$R/testiso.log" 2>&1 ||
+	die "cannot add the test hook to $ISO: $(tail -n 1 "$R/testiso.log")"
+cp "$C/test-$(basename "$ISO")" "$R/live.iso"
 xorriso -osirrox on -indev "$R/live.iso" -extract /boot/vmlinuz "$R/vmlinuz" \
 	-extract /boot/initrd.img "$R/initrd-ours.img" -extract /boot/grub/grub.cfg "$R/grub.cfg" \
 	>"$R/xorriso.log" 2>&1 || die "xorriso could not extract /boot from $ISO"

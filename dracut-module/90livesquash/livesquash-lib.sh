@@ -119,9 +119,8 @@ livesquash_mount_root() {
     _ls_rel="$(livesquash_get dir)/$(livesquash_get img)"
     _ls_rel=${_ls_rel#/}
 
-    # (all built into our kernel; modules of a stock kernel; qemu_fw_cfg
-    # serves the live root's test hook, see module-setup.sh)
-    for _ls_mod in loop squashfs overlay qemu_fw_cfg; do
+    # (all built into our kernel; modules of a stock kernel)
+    for _ls_mod in loop squashfs overlay; do
         modprobe -q "$_ls_mod" 2> /dev/null
     done
 

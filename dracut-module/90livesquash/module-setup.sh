@@ -24,9 +24,6 @@ installkernel() {
         sr_mod cdrom sd_mod ata_piix ata_generic pata_acpi ahci \
         virtio_blk virtio_scsi virtio_pci \
         usb_storage uas xhci_pci xhci_hcd ehci_pci ehci_hcd ohci_pci uhci_hcd
-    # QEMU's fw_cfg in sysfs, for the live root's test hook: the live root
-    # carries no modules of a stock kernel, so the initramfs loads it.
-    hostonly='' instmods qemu_fw_cfg
     return 0
 }
 

@@ -1,0 +1,58 @@
+#!/bin/bash
+# boot-tests/lint.sh: the static checks, as TAP ending with "N passed, N failed":
+#   ShellCheck  every shell script of the project (*.sh, iso/remaster, iso/check-iso,
+#               .ci/run; the dialect from each #! line), one test per script
+#   checkpatch  the kernel's scripts/checkpatch.pl --strict on every fs-squashfs/ file
+#               (needs the kernel tree: make kernel-tree)
+#   sparse, W=1 fs-squashfs/ built as a module against Debian's headers with C=2
+#               (sparse on every file) and W=1, in build/lint/: no warning
+# Environment: TOP, BUILD (make passes them).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export TOP=${TOP:-$(dirname "$here")}
+export BUILD=${BUILD:-$TOP/build}
+# shellcheck disable=SC1091 # lib.sh, beside this script
+source "$here/lib.sh"
+cd "$TOP"
+
+mapfile -t scripts < <(find . -path ./build -prune -o -type f \( -name '*.sh' -o -path ./iso/remaster \
+	-o -path ./iso/check-iso -o -path ./.ci/run \) -print | LC_ALL=C sort)
+for f in "${scripts[@]}"; do
+	tap_test "shellcheck ${f#./}" shellcheck "$f"
+done
+
+# checkpatch runs in the kernel tree (fs/squashfs is fs-squashfs/ there), where it
+# knows the kernel's own names (zlib_inflateInit is not our CamelCase)
+ksrc=$BUILD/linux-source-6.1
+mapfile -t csrc < <(cd fs-squashfs && find . -name '*.[ch]' | LC_ALL=C sort)
+checkpatch() { (cd "$ksrc" && scripts/checkpatch.pl --strict --terse --show-types -f "fs/squashfs/$1"); }
+if [[ -x $ksrc/scripts/checkpatch.pl && -e $ksrc/fs/squashfs ]]; then
+	for f in "${csrc[@]}"; do
+		tap_test "checkpatch --strict fs-squashfs/${f#./}" checkpatch "${f#./}"
+	done
+else
+	tap_skip "checkpatch --strict fs-squashfs/ (no kernel tree: make kernel-tree)"
+fi
+
+headers=$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' | LC_ALL=C sort | tail -n 1)
+if [[ -n $headers ]] && command -v sparse >/dev/null; then
+	src=$BUILD/lint/src
+	mkdir -p "$src"
+	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' fs-squashfs/ "$src/"
+	rc=0
+	env -u BLOCK_SIZE -u BLOCKSIZE make -s -C "$headers" M="$src" W=1 C=2 CHECK=sparse modules \
+		>"$BUILD/lint/build.log" 2>&1 || rc=$?
+	# warnings about our files only (the headers' own are not ours to fix)
+	grep -E "^$src/[^:]+:[0-9]+:[0-9]+: (warning|error)" "$BUILD/lint/build.log" >"$BUILD/lint/ours.log" || true
+	if ((rc == 0)) && [[ ! -s $BUILD/lint/ours.log ]]; then
+		tap_ok "fs-squashfs/ builds with W=1 and sparse (C=2) with no warning ($(wc -l <"$BUILD/lint/build.log") lines of log, none ours)"
+	else
+		mapfile -t lines < <(head -n 20 "$BUILD/lint/ours.log"; ((rc == 0)) || tail -n 5 "$BUILD/lint/build.log")
+		tap_notok "fs-squashfs/ builds with W=1 and sparse (C=2) with no warning (exit $rc, $BUILD/lint/build.log)" "${lines[@]}"
+	fi
+else
+	tap_skip "sparse and W=1 on fs-squashfs/ (no Debian kernel headers or no sparse: make deps)"
+fi
+tap_summary
+((LS_FAIL == 0))

@@ -1,0 +1,1004 @@
+#!/usr/bin/env bash
+# boot-tests/remaster/host.sh: host-side tests of iso/remaster (no QEMU, nothing
+# mounted but small tmpfs folders). Builds the fixture ISOs (fixtures.sh), remasters
+# each distribution's layout and checks the result with tools we did not write
+# (unsquashfs, fsck.erofs, dump.erofs, xorriso, mtools, getfattr, getcap, md5sum,
+# sha*sum, checkisomd5, du), then feeds the remaster bad inputs. TAP on stdout, last
+# line "N passed, N failed"; exit status non-zero if anything failed. Needs root.
+#
+#   LS_REMASTER=iso/remaster      the script under test
+#   LS_REMASTER_WORK=build/tests/remaster-host   fixtures, outputs and logs (emptied first)
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=${TOP:-$(cd "$here/../.." && pwd)}
+# shellcheck disable=SC1091 # lib.sh, one folder up
+source "$TOP/boot-tests/lib.sh"
+REMASTER=${LS_REMASTER:-$TOP/iso/remaster}
+W=${LS_REMASTER_WORK:-$BUILD/tests/remaster-host}
+MANIFEST=$TOP/boot-tests/manifest.sh
+export LC_ALL=C
+
+suite_start=$(ls_now)
+if [[ $(id -u) -ne 0 ]]; then
+	tap_notok "remaster host tests must run as root (device nodes, owners, capabilities, tmpfs mounts)"
+	tap_summary
+	exit 1
+fi
+
+# ---- work space and cleanup ------------------------------------------------------------
+our_mounts=()
+bg_pid=
+cleanup() {
+	local m
+	if [[ -n $bg_pid ]] && kill -0 "$bg_pid" 2>/dev/null; then
+		kill -KILL -- "-$bg_pid" 2>/dev/null || true
+	fi
+	for m in "${our_mounts[@]}"; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	done
+}
+finished=0
+# a failing command outside a check (set -e) ends the suite: say where, and still sum up
+died_said=0
+died() {
+	((BASH_SUBSHELL == 0)) || return 0 # inside a check's $(...): the check reports it
+	trap - ERR
+	died_said=1
+	tap_notok "host.sh stopped at line $1: $2 (exit $3)"
+}
+on_exit() {
+	cleanup
+	if ((!finished)); then
+		((died_said)) || tap_notok "host.sh stopped early (its stderr says why)"
+		tap_summary
+	fi
+}
+set -E
+trap 'died "$LINENO" "$BASH_COMMAND" "$?"' ERR
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+
+for m in $(findmnt -rn -o TARGET | grep -F "$W/" || true); do
+	umount -l "$m" 2>/dev/null || true # a previous run that was killed
+done
+rm -rf "$W"
+mkdir -p "$W"
+chmod 0755 "$W"
+FX=$W/fixtures
+mkdir -p "$W/tmp" "$W/logs"
+export TMPDIR=$W/tmp
+
+CMD_ADD='livesquash.test=1 console=ttyS0,115200'
+CMD_RM='quiet splash'
+HOST_RESOLV=$(sha256sum </etc/resolv.conf 2>/dev/null | cut -c1-64 || true)
+
+# ---- small helpers ------------------------------------------------------------------------
+# lines FILE [N]: the first N (20) lines of FILE as tap diagnostics arguments
+diag_file() { head -n "${2:-20}" "$1" 2>/dev/null || true; }
+nlines() { awk 'END { print NR }' "$1"; } # counts a last line without a newline too
+sha() { sha256sum "$1" | cut -c1-64; }
+
+# rm_run NAME ARGS...: run the remaster (TMPDIR=$TMPDIR), stdout/stderr to logs/NAME.out/.err;
+# sets RC and SECS
+rm_run() {
+	local name=$1 t0
+	shift
+	t0=$(ls_now)
+	RC=0
+	timeout 600 bash "$REMASTER" "$@" >"$W/logs/$name.out" 2>"$W/logs/$name.err" </dev/null || RC=$?
+	SECS=$(ls_elapsed "$t0" "$(ls_now)")
+}
+
+# iso_extract ISO DIR: every file of the ISO (Rock Ridge names)
+iso_extract() {
+	rm -rf "$2"
+	mkdir -p "$(dirname "$2")"
+	xorriso -osirrox on -indev "$1" -extract / "$2" >"$2.log" 2>&1
+}
+
+# fs_kind IMG: squashfs | erofs | unknown
+fs_kind() {
+	if [[ $(head -c 4 "$1" | od -An -tx1 | tr -d ' ') == 68737173 ]]; then
+		echo squashfs
+	elif [[ $(dd if="$1" bs=1 skip=1024 count=4 2>/dev/null | od -An -tx1 | tr -d ' ') == e2e1f5e0 ]]; then
+		echo erofs
+	else
+		echo unknown
+	fi
+}
+
+# unpack IMG DIR: the image's tree with owners, modes, times (and xattrs for squashfs)
+unpack() {
+	rm -rf "$2"
+	case $(fs_kind "$1") in
+	squashfs) unsquashfs -q -n -d "$2" "$1" >"$2.log" 2>&1 ;;
+	erofs) fsck.erofs --extract="$2" "$1" >"$2.log" 2>&1 ;;
+	*) echo "not a squashfs or EROFS image: $1" >"$2.log" && return 1 ;;
+	esac
+}
+
+# superblock IMG: the settings a repack must keep (no sizes, counts or times)
+superblock() {
+	case $(fs_kind "$1") in
+	squashfs)
+		unsquashfs -s "$1" | grep -v -e '^Found a valid' -e '^Creation or last append time' \
+			-e '^Filesystem size' -e '^Number of'
+		;;
+	erofs) dump.erofs -s "$1" | grep -e '^Filesystem features' ;;
+	esac
+}
+
+# xattr_dump ROOT: "path<TAB>name=value" for every xattr under ROOT, sorted
+xattr_dump() {
+	(cd "$1" && { getfattr -R -P -d -m - -e hex . 2>/dev/null || true; }) | awk '
+/^# file: / { f = substr($0, 9); next }
+/=/ { print f "\t" $0 }' | sort
+}
+
+# erofs_inodes IMG PATHLIST: "path<TAB>hard-link group<TAB>xattr size" from dump.erofs.
+# fsck.erofs 1.5 extracts neither hard links nor xattrs; dump.erofs shows each inode's
+# NID, link count and xattr size, the closest check erofs-utils 1.5 allows
+erofs_inodes() {
+	local p q
+	while IFS= read -r p; do
+		q=/${p#./}
+		[[ $p == . ]] && q=/
+		printf '%s\t%s\n' "$p" "$(dump.erofs --path="$q" "$1" 2>&1 | tr '\n' ' ')"
+	done <"$2" | awk -F'\t' '
+{
+	path[NR] = $1
+	nid = ($2 ~ /NID: [0-9]+/) ? $2 : "?"; sub(/.*NID: /, "", nid); sub(/ .*/, "", nid)
+	links = $2; sub(/.*Links: /, "", links); sub(/ .*/, "", links)
+	xs = $2; sub(/.*Xattr size: /, "", xs); sub(/ .*/, "", xs)
+	dir = ($2 ~ / directory /)
+	xattr[NR] = xs; key[NR] = (!dir && links > 1) ? nid : ""
+	if (key[NR] != "" && (!(nid in low) || $1 < low[nid])) low[nid] = $1
+}
+END { for (i = 1; i <= NR; i++) print path[i] "\t" (key[i] != "" ? low[key[i]] : "-") "\t" xattr[i] }'
+}
+
+# boot_check OLD NEW MODE: MODE grub|syslinux|sdboot. The kernel command lines (GRUB
+# linux/linuxefi lines, syslinux APPEND lines of entries that boot a kernel, systemd-boot
+# options lines) must have lost the words of $CMD_RM and gained those of $CMD_ADD (before
+# a trailing ---; where --- is followed by more words, as in Ubuntu 24.04's "--- quiet
+# splash", the added words may also stand just before it), keeping their indentation;
+# every other line must be unchanged.
+# Prints the number of command lines seen on success.
+boot_check() {
+	awk -v mode="$3" -v add="$CMD_ADD" -v rm="$CMD_RM" '
+function first(l,   w) { split(l, w, /[ \t]+/); return (w[1] == "") ? tolower(w[2]) : tolower(w[1]) }
+function indent(l) { match(l, /^[ \t]*/); return substr(l, 1, RLENGTH) }
+function norm(l,   w, n, i, s) {
+	n = split(l, w, /[ \t]+/); s = ""
+	for (i = 1; i <= n; i++) if (w[i] != "") s = s (s == "" ? "" : " ") w[i]
+	return s
+}
+function removed(word,   i, r) {
+	for (i = 1; i <= nrm; i++) {
+		r = R[i]
+		if (word == r) return 1
+		if (r ~ /=$/ && index(word, r) == 1) return 1
+	}
+	return 0
+}
+function expect(l, before_sep,   w, n, i, keep, out, k, last) {
+	n = split(norm(l), w, " ")
+	keep = (mode == "grub") ? 2 : 1
+	k = 0
+	for (i = 1; i <= n; i++)
+		if (i <= keep || !removed(w[i])) o[++k] = w[i]
+	last = (k > keep && o[k] == "---") ? k : 0
+	if (before_sep && !last)
+		for (i = keep + 1; i <= k && !last; i++)
+			if (o[i] == "---") last = i
+	out = ""
+	for (i = 1; i <= k; i++) {
+		if (i == last) for (j = 1; j <= nadd; j++) out = out " " A[j]
+		out = out (out == "" ? "" : " ") o[i]
+	}
+	if (!last) for (j = 1; j <= nadd; j++) out = out " " A[j]
+	return out
+}
+function isboot(i,   f) {
+	f = first(old[i])
+	if (mode == "grub") return f == "linux" || f == "linuxefi"
+	if (mode == "sdboot") return f == "options"
+	return f == "append" && kernel[block[i]]
+}
+FNR == NR { old[FNR] = $0; nold = FNR; next }
+{ new[FNR] = $0; nnew = FNR }
+END {
+	nadd = split(add, A, " "); nrm = split(rm, R, " ")
+	b = 0
+	for (i = 1; i <= nold; i++) { # syslinux: which LABEL blocks boot a kernel
+		f = first(old[i])
+		if (f == "label" || f == "menu" && first(substr(old[i], index(tolower(old[i]), "menu") + 4)) ~ /^(begin|end)$/) b++
+		block[i] = b
+		if (f == "linux" || f == "kernel") kernel[b] = 1
+	}
+	bad = 0; seen = 0
+	if (nold != nnew) { print "lines: " nold " before, " nnew " after"; bad = 1 }
+	for (i = 1; i <= nold && i <= nnew; i++) {
+		if (isboot(i)) {
+			seen++
+			e = expect(old[i], 0)
+			e2 = expect(old[i], 1)
+			if (norm(new[i]) != e && norm(new[i]) != e2 || indent(new[i]) != indent(old[i])) {
+				print "line " i ": [" old[i] "]"; print "  became   [" new[i] "]"; print "  expected [" indent(old[i]) e "]"; bad = 1
+			}
+		} else if (old[i] != new[i]) {
+			print "line " i " changed: [" old[i] "] -> [" new[i] "]"; bad = 1
+		}
+	}
+	if (bad) exit 1
+	print seen
+}' "$1" "$2"
+}
+
+# cfg_mode PATH: grub | syslinux | sdboot | "" (not a boot configuration)
+cfg_mode() {
+	case $1 in
+	*isolinux/*.cfg | *syslinux/*.cfg) echo syslinux ;;
+	*.cfg) echo grub ;;
+	*loader/entries/*.conf) echo sdboot ;;
+	*) echo "" ;;
+	esac
+}
+
+# is_fat FILE: mtools reads it
+is_fat() { [[ -f $1 ]] && mdir -i "$1" :: >/dev/null 2>&1; }
+
+# fat_extract IMG DIR: every file of a FAT image
+fat_extract() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	mcopy -s -n -i "$1" ::/ "$2/" >"$2.log" 2>&1 || mcopy -s -n -i "$1" '::/*' "$2/" >>"$2.log" 2>&1
+}
+
+# tree_compare OLD NEW LABEL SKIPFILE: every path of OLD is in NEW and no more; regular
+# files byte-identical unless listed in SKIPFILE (paths ./x); boot configurations (cfg_mode)
+# checked with boot_check. Prints problems; the number of command lines seen goes to
+# $W/cfg.count (it runs in a $(...)).
+tree_compare() {
+	local o=$1 n=$2 label=$3 skip=$4 p mode out bad=0
+	CFG_LINES=0
+	if ! diff <(cd "$o" && find . | sort) <(cd "$n" && find . | sort) >"$W/tc.diff"; then
+		echo "$label: the file lists differ:"
+		head -n 10 "$W/tc.diff"
+		bad=1
+	fi
+	while IFS= read -r p; do
+		[[ -f $n/$p ]] || continue
+		grep -qxF -- "$p" "$skip" && continue
+		mode=$(cfg_mode "$p")
+		if [[ -n $mode ]]; then
+			if out=$(boot_check "$o/$p" "$n/$p" "$mode"); then
+				CFG_LINES=$((CFG_LINES + out))
+			else
+				echo "$label: ${p#./} ($mode):"
+				printf '%s\n' "$out" | head -n 9
+				bad=1
+			fi
+		elif ! cmp -s "$o/$p" "$n/$p"; then
+			echo "$label: ${p#./} differs"
+			bad=1
+		fi
+	done < <(cd "$o" && find . -type f | sort)
+	echo "$CFG_LINES" >"$W/cfg.count"
+	return "$bad"
+}
+
+# appended_parts ISO: "N START COUNT" (512-byte blocks) of the partitions appended after
+# the ISO 9660 image (-append_partition in xorriso's as_mkisofs report)
+appended_parts() {
+	xorriso -indev "$1" -report_el_torito as_mkisofs 2>/dev/null |
+		sed -n "s/^-append_partition \([0-9]*\) [^ ]* --interval:local_fs:\([0-9]*\)d-\([0-9]*\)d:.*/\1 \2 \3/p" |
+		awk '{ print $1, $2, $3 - $2 + 1 }'
+}
+
+# eltorito_shape ISO: the El Torito and system-area reports without LBAs, sizes, GUIDs and
+# the "Gap" partitions xorriso adds by itself to cover unclaimed space
+eltorito_shape() {
+	xorriso -indev "$1" -report_el_torito plain -report_system_area plain 2>/dev/null | awk -F' *: *' '
+{ line[NR] = $0; split($2, f, / +/); num[NR] = f[1] }
+$1 == "GPT partname local" && f[2] ~ /^Gap[0-9]*$/ { gap[f[1]] = 1 }
+END { for (i = 1; i <= NR; i++) if (!(line[i] ~ /^GPT / && line[i] !~ /^GPT (disk GUID|entry array|lba range)/ && num[i] in gap)) print line[i] }' |
+		awk -F' *: *' '
+$1 == "El Torito catalog" || $1 == "ISO image size/512" || $1 ~ /GUID$/ && $1 != "GPT type GUID" || $1 == "GPT lba range" { next }
+$1 == "El Torito boot img" { sub(/ +[0-9]+ *$/, ""); print; next }
+$1 == "MBR partition" { split($2, f, / +/); print $1 ": " f[1], f[2], f[3]; next }
+$1 == "GPT start and size" { split($2, f, / +/); print $1 ": " f[1]; next }
+{ print }'
+}
+
+# bootinfo_ok OLD NEW: a BIOS boot image may differ only where xorriso patches it
+# (boot-info-table: bytes 8-63; --grub2-boot-info: bytes 2548-2555)
+bootinfo_ok() {
+	[[ $(stat -c %s "$1") == "$(stat -c %s "$2")" ]] || return 1
+	{ cmp -l "$1" "$2" || true; } | awk '!(($1 >= 9 && $1 <= 64) || ($1 >= 2549 && $1 <= 2556)) { bad = 1 } END { exit bad }'
+}
+
+# ---- the fixtures --------------------------------------------------------------------------
+t0=$(ls_now)
+if bash "$here/fixtures.sh" "$FX" >"$W/logs/fixtures.log" 2>&1; then
+	tap_ok "fixtures.sh built the fixture ISOs ($(ls_elapsed "$t0" "$(ls_now)") s)"
+else
+	mapfile -t l < <(tail -n 15 "$W/logs/fixtures.log")
+	tap_notok "fixtures.sh built the fixture ISOs" "${l[@]}"
+	exit 1
+fi
+
+# the fixtures are what they claim: their own checksums verify (an honest oracle)
+fixture_sums() {
+	local d=$W/fx-check f bad=0
+	for f in fedora debian ubuntu ubuntu-layered arch; do
+		iso_extract "$FX/$f.iso" "$d/$f" || { echo "$f: xorriso -extract failed" && bad=1 && continue; }
+	done
+	(cd "$d/fedora/LiveOS" && sha256sum --quiet -c squashfs.img.sha256) || bad=1
+	(cd "$d/debian" && md5sum --quiet -c md5sum.txt && sha256sum --quiet -c sha256sum.txt) || bad=1
+	(cd "$d/ubuntu" && md5sum --quiet -c md5sum.txt) || bad=1
+	(cd "$d/ubuntu-layered" && md5sum --quiet -c md5sum.txt) || bad=1
+	(cd "$d/arch/arch/x86_64" && sha512sum --quiet -c airootfs.sha512) || bad=1
+	checkisomd5 "$FX/fedora.iso" >/dev/null 2>&1 || { echo "checkisomd5 fedora.iso failed" && bad=1; }
+	rm -rf "$d"
+	return "$bad"
+}
+tap_test "the fixtures' own checksums (md5sum.txt, sha256sum.txt, .sha256, .sha512, implanted MD5) verify" fixture_sums
+
+# ---- what every layout remaster gets --------------------------------------------------------
+ADD=$(mktemp -d "$W/add.XXXXXX") # mode 0700, as a user's folder may be: / must keep its own mode
+mkdir -m 0755 "$ADD/livesquash-added" "$ADD/etc"
+echo "added by host.sh" >"$ADD/livesquash-added/marker"
+chown 1000:1000 "$ADD/livesquash-added/marker"
+chmod 0640 "$ADD/livesquash-added/marker"
+echo "livesquash.added=1" >"$ADD/etc/livesquash-added.conf"
+chmod 0644 "$ADD/etc/livesquash-added.conf"
+RUN1='echo ran > /etc/livesquash-run && chmod 0600 /usr/share/fixture/text.txt'
+# shellcheck disable=SC2016 # expanded in the chroot
+RUN2='{ test -f /livesquash-added/marker && echo added-first; test -r /proc/self/status && echo proc; test -d /sys/kernel && echo sys; test -c /dev/null && echo dev; grep -q " /dev/pts devpts " /proc/mounts && echo pts; grep -q " /run tmpfs " /proc/mounts && echo run-tmpfs; echo "resolv $(sha256sum < /etc/resolv.conf | cut -c1-64)"; } >> /etc/livesquash-run'
+RUN_EXPECT=$(printf 'ran\nadded-first\nproc\nsys\ndev\npts\nrun-tmpfs\nresolv %s' "$HOST_RESOLV")
+
+# host_state: what a chroot must never touch on the host
+host_state() {
+	sha256sum /etc/resolv.conf 2>&1 || true
+	ls -la /run/systemd/resolve 2>&1 || true
+}
+
+# layout NAME IMAGE DESCRIBE SIG [--image] [--no-run]
+#   IMAGE     the root image's path in the ISO (/x/y)
+#   DESCRIBE  the file that describes it (.sha256, .sha512, .size; "-" none)
+#   SIG       a signature the remaster must warn about ("-" none)
+layout() {
+	local name=$1 img=$2 describe=$3 sig=$4 with_image=0 with_run=1 a
+	shift 4
+	for a in "$@"; do
+		case $a in
+		--image) with_image=1 ;;
+		--no-run) with_run=0 ;;
+		esac
+	done
+	local tag="[$name]" in=$FX/$name.iso d=$W/L/$name out
+	out=$d/out.iso
+	mkdir -p "$d"
+	local -a args=(--add "$ADD")
+	((with_run)) && args+=(--run "$RUN1" --run "$RUN2")
+	args+=(--cmdline-add "$CMD_ADD" --cmdline-remove "$CMD_RM")
+	((with_image)) && args+=(--image "$img")
+	local host_before
+	host_before=$(host_state)
+	local in_sha
+	in_sha=$(sha "$in")
+
+	# -- the remaster
+	rm_run "$name" "${args[@]}" "$in" "$out"
+	if ((RC == 0)) && [[ -s $out ]]; then
+		tap_ok "$tag remaster $( ((with_image)) && echo '--image ')--add $( ((with_run)) && echo '--run ')--cmdline-add --cmdline-remove"
+		tap_diag "$name: remastered in $SECS s"
+	else
+		mapfile -t l < <(tail -n 8 "$W/logs/$name.err"; tail -n 4 "$W/logs/$name.out")
+		tap_notok "$tag remaster --add --run --cmdline-add --cmdline-remove (exit $RC, $SECS s)" "${l[@]}"
+		return 0
+	fi
+	if [[ $(sha "$in") == "$in_sha" ]]; then
+		tap_ok "$tag IN unchanged"
+	else
+		tap_notok "$tag IN unchanged"
+	fi
+
+	# -- both ISOs' files
+	if ! iso_extract "$in" "$d/old" || ! iso_extract "$out" "$d/new"; then
+		tap_notok "$tag xorriso extracts both ISOs" "$(tail -n 3 "$d/new.log")"
+		return 0
+	fi
+	local oimg=$d/old$img nimg=$d/new$img kind
+	kind=$(fs_kind "$oimg")
+	tap_diag "$name: $img is $kind, $(stat -c %s "$oimg") -> $(stat -c %s "$nimg" 2>/dev/null || echo '?') bytes"
+
+	# -- the new root: the additions, and otherwise the original
+	if ! unpack "$oimg" "$d/oroot" || ! unpack "$nimg" "$d/nroot"; then
+		tap_notok "$tag both root images unpack" "$(tail -n 3 "$d/oroot.log" "$d/nroot.log" 2>/dev/null)"
+		return 0
+	fi
+	sh "$MANIFEST" "$d/oroot" >"$d/old.manifest"
+	sh "$MANIFEST" "$d/nroot" >"$d/new.manifest"
+	local -a newp=(./livesquash-added ./livesquash-added/marker ./etc/livesquash-added.conf)
+	grep -q $'^\./etc\t' "$d/old.manifest" || newp+=(./etc)
+	((with_run)) && newp+=(./etc/livesquash-run)
+	printf '%s\n' "${newp[@]}" | sort >"$d/expected-new"
+	comm -13 <(cut -f1 "$d/old.manifest") <(cut -f1 "$d/new.manifest") >"$d/actual-new"
+	if diff "$d/expected-new" "$d/actual-new" >"$d/new.diff"; then
+		tap_ok "$tag the new root has exactly the added paths more"
+	else
+		mapfile -t l < <(diag_file "$d/new.diff")
+		tap_notok "$tag the new root has exactly the added paths more (< missing, > unexpected)" "${l[@]}"
+	fi
+	local bad=()
+	a=$(awk -F'\t' '$1 == "./livesquash-added/marker" { print $2, $3, $4, $5, $9 }' "$d/new.manifest")
+	[[ $a == "f 0640 1000 1000 $(sha "$ADD/livesquash-added/marker")" ]] || bad+=("livesquash-added/marker: $a")
+	a=$(awk -F'\t' '$1 == "./etc/livesquash-added.conf" { print $2, $3, $4, $5, $9 }' "$d/new.manifest")
+	[[ $a == "f 0644 0 0 $(sha "$ADD/etc/livesquash-added.conf")" ]] || bad+=("etc/livesquash-added.conf: $a")
+	a=$(awk -F'\t' '$1 == "./livesquash-added" { print $2, $3, $4, $5 }' "$d/new.manifest")
+	[[ $a == "d 0755 0 0" ]] || bad+=("livesquash-added/: $a")
+	if ((${#bad[@]} == 0)); then
+		tap_ok "$tag --add: the added files have DIR's content, mode and owner"
+	else
+		tap_notok "$tag --add: the added files have DIR's content, mode and owner (type mode uid gid sha256)" "${bad[@]}"
+	fi
+	if ((with_run)); then
+		if [[ $(cat "$d/nroot/etc/livesquash-run" 2>/dev/null) == "$RUN_EXPECT" ]]; then
+			tap_ok "$tag --run ran after --add in a chroot with /proc, /sys, /dev, /dev/pts, a tmpfs /run and the host's resolv.conf"
+		else
+			mapfile -t l < <(diff <(printf '%s\n' "$RUN_EXPECT") "$d/nroot/etc/livesquash-run" 2>&1)
+			tap_notok "$tag --run ran after --add in a chroot with /proc, /sys, /dev, /dev/pts, a tmpfs /run and the host's resolv.conf (< expected, > written)" "${l[@]}"
+		fi
+		if [[ $(host_state) == "$host_before" ]]; then
+			tap_ok "$tag the host's /etc/resolv.conf and /run/systemd/resolve are untouched"
+		else
+			mapfile -t l < <(diff <(printf '%s\n' "$host_before") <(host_state))
+			tap_notok "$tag the host's /etc/resolv.conf and /run/systemd/resolve are untouched" "${l[@]}"
+		fi
+	fi
+	# the rest equals the original; the --run chmod changed text.txt (and its hard link);
+	# folders that received files may have a new mtime
+	local chm=""
+	((with_run)) && chm="./usr/share/fixture/text.txt ./usr/share/fixture/text-link.txt"
+	awk -F'\t' -v OFS='\t' -v chm="$chm" '
+BEGIN { n = split(chm, c, " "); for (i = 1; i <= n; i++) C[c[i]] = 1 }
+{ if ($1 in C) $3 = "0600"; if ($1 == "." || $1 == "./etc") $8 = "*"; print }' "$d/old.manifest" >"$d/old.expected"
+	awk -F'\t' -v OFS='\t' -v newfile="$d/expected-new" '
+BEGIN { while ((getline l < newfile) > 0) N[l] = 1 }
+!($1 in N) { if ($1 == "." || $1 == "./etc") $8 = "*"; print }' "$d/new.manifest" >"$d/new.expected"
+	if diff "$d/old.expected" "$d/new.expected" >"$d/manifest.diff"; then
+		tap_ok "$tag apart from them the new root equals the original (paths, types, modes, owners, sizes, times, targets, devices, hard links, sha256; $(wc -l <"$d/old.manifest") paths)"
+	else
+		mapfile -t l < <(echo "path type mode uid gid nlink size mtime data linkgroup"; diag_file "$d/manifest.diff" 24)
+		tap_notok "$tag apart from them the new root equals the original" "${l[@]}"
+	fi
+	# xattrs and the capability
+	if [[ $kind == squashfs ]]; then
+		xattr_dump "$d/oroot" >"$d/old.xattrs"
+		xattr_dump "$d/nroot" | grep -v -F -f <(sed 's|$|\t|' "$d/expected-new") >"$d/new.xattrs" || true
+		if [[ -s $d/old.xattrs ]] && diff "$d/old.xattrs" "$d/new.xattrs" >"$d/xattrs.diff"; then
+			tap_ok "$tag xattrs kept ($(wc -l <"$d/old.xattrs") user./trusted./security. attributes, getfattr)"
+		else
+			mapfile -t l < <(diag_file "$d/xattrs.diff")
+			tap_notok "$tag xattrs kept (getfattr -d -m -; < original, > new)" "${l[@]}" "$(wc -l <"$d/old.xattrs") in the original"
+		fi
+		if [[ -e $d/oroot/usr/share/fixture/ping ]]; then
+			a=$(getcap "$d/nroot/usr/share/fixture/ping" 2>&1 || true)
+			if [[ $a == *"cap_net_raw=ep"* ]]; then
+				tap_ok "$tag the capability is kept (getcap: cap_net_raw=ep)"
+			else
+				tap_notok "$tag the capability is kept (getcap: cap_net_raw=ep)" "getcap: ${a:-nothing}"
+			fi
+		fi
+	else
+		grep -v -x -F -f "$d/expected-new" <(cut -f1 "$d/old.manifest") >"$d/paths"
+		erofs_inodes "$oimg" "$d/paths" >"$d/old.inodes"
+		erofs_inodes "$nimg" "$d/paths" >"$d/new.inodes"
+		local with_x with_l
+		with_x=$(awk -F'\t' '$3 != 0' "$d/old.inodes" | wc -l)
+		with_l=$(awk -F'\t' '$2 != "-"' "$d/old.inodes" | wc -l)
+		if ((with_l > 0)) && diff <(cut -f1,2 "$d/old.inodes") <(cut -f1,2 "$d/new.inodes") >"$d/links.diff"; then
+			tap_ok "$tag hard links kept (dump.erofs: the same NID groups, $with_l paths in them)"
+		else
+			mapfile -t l < <(echo "path, lowest path of its hard-link group (- = none)"; diag_file "$d/links.diff")
+			tap_notok "$tag hard links kept (dump.erofs --path: NID and link count; < original, > new)" "${l[@]}"
+		fi
+		if diff <(cut -f1,3 "$d/old.inodes") <(cut -f1,3 "$d/new.inodes") >"$d/xattrs.diff"; then
+			tap_ok "$tag xattrs as they were (dump.erofs: the same xattr size on all $(wc -l <"$d/paths") inodes, $with_x with xattrs; erofs-utils 1.5 cannot list them)"
+		else
+			mapfile -t l < <(echo "path, xattr size in bytes"; diag_file "$d/xattrs.diff")
+			tap_notok "$tag xattrs kept (dump.erofs --path: per-inode xattr size; < original, > new)" "${l[@]}"
+		fi
+	fi
+	# superblock settings
+	if diff <(superblock "$oimg") <(superblock "$nimg") >"$d/super.diff"; then
+		tap_ok "$tag the same filesystem settings ($([[ $kind == squashfs ]] && echo 'unsquashfs -s' || echo 'dump.erofs -s features'): $(superblock "$oimg" | head -n 3 | tr '\n\t' '  '))"
+	else
+		mapfile -t l < <(diag_file "$d/super.diff")
+		tap_notok "$tag the same filesystem settings (< original, > new)" "${l[@]}"
+	fi
+
+	# -- the rest of the ISO
+	iso_rest "$name" "$d" "$img" "$describe" "$with_image"
+	describe_check "$name" "$d" "$img" "$describe"
+	[[ $sig == - ]] || sig_check "$name" "$sig"
+	if [[ $name == fedora* ]]; then
+		tap_test "$tag checkisomd5 passes on OUT (the ISO MD5 implanted again)" checkisomd5 "$out"
+	fi
+	replay_check "$name" "$in" "$out"
+
+	# -- a --cmdline-only remaster leaves the root image as it is
+	local -a cargs=(--cmdline-add "$CMD_ADD" --cmdline-remove "$CMD_RM")
+	((with_image)) && cargs+=(--image "$img")
+	rm_run "$name-cmdline" "${cargs[@]}" "$in" "$d/cmdline.iso"
+	if ((RC == 0)) && [[ -s $d/cmdline.iso ]]; then
+		tap_ok "$tag --cmdline-add/--cmdline-remove only"
+		tap_diag "$name: --cmdline only in $SECS s"
+		rm -rf "$d/new"
+		iso_extract "$d/cmdline.iso" "$d/new"
+		if cmp -s "$oimg" "$d/new$img"; then
+			tap_ok "$tag --cmdline only: the root image is byte-identical"
+		else
+			tap_notok "$tag --cmdline only: the root image is byte-identical" "$(sha "$oimg") before, $(sha "$d/new$img" 2>&1) after"
+		fi
+		iso_rest "$name (cmdline only)" "$d" "$img" "$describe" "$with_image" cmdline
+	else
+		mapfile -t l < <(tail -n 8 "$W/logs/$name-cmdline.err")
+		tap_notok "$tag --cmdline-add/--cmdline-remove only (exit $RC)" "${l[@]}"
+	fi
+	rm -rf "$d/old" "$d/new" "$d/oroot" "$d/nroot"
+}
+
+# iso_rest NAME DIR IMG DESCRIBE WITH_IMAGE [cmdline]: every other file of the ISO
+iso_rest() {
+	local name=$1 d=$2 img=$3 describe=$4 cmdonly=${6:-} tag="[$1]" f
+	local skip=$d/skip
+	{
+		echo ".$img" # judged apart
+		[[ $describe == - ]] || echo "./${describe#/}"
+		for f in md5sum.txt sha256sum.txt SHA256SUMS sha1sum.txt; do echo "./$f"; done
+	} >"$skip"
+	# the boot catalog and the BIOS boot images (patched by xorriso) are judged apart
+	local cat_path bios
+	cat_path=$(xorriso -indev "$FX/$(iso_of "$name").iso" -report_el_torito plain 2>/dev/null | awk -F' *: *' '$1 == "El Torito cat path" { print $2 }')
+	[[ -n $cat_path ]] && echo ".$cat_path" >>"$skip"
+	local -a bios_imgs=()
+	while IFS= read -r bios; do
+		bios_imgs+=("$bios")
+		echo ".$bios" >>"$skip"
+	done < <(xorriso -indev "$FX/$(iso_of "$name").iso" -report_el_torito plain 2>/dev/null |
+		awk '$1 == "El" && $3 == "img" && $4 == "path" { p[$6] = $7 } $1 == "El" && $3 == "boot" && $4 == "img" && $7 == "BIOS" { b[$6] = 1 } END { for (n in b) if (n in p) print p[n] }')
+	# FAT images are compared file by file
+	local -a fats=()
+	while IFS= read -r f; do
+		if is_fat "$d/old/$f"; then
+			fats+=("$f")
+			echo "$f" >>"$skip"
+		fi
+	done < <(cd "$d/old" && find . -type f \( -name '*.img' -o -name '*.efi' -o -name '*.bin' \) -size -64M)
+
+	local out
+	if out=$(tree_compare "$d/old" "$d/new" ISO "$skip"); then
+		tap_ok "$tag every other file of the ISO is byte-identical; $(cat "$W/cfg.count") kernel command lines edited, no other line changed"
+	else
+		mapfile -t l < <(printf '%s\n' "$out" | head -n 24)
+		tap_notok "$tag every other file of the ISO is byte-identical; kernel command lines edited, no other line changed" "${l[@]}"
+	fi
+	local b bad=()
+	for b in "${bios_imgs[@]}"; do
+		bootinfo_ok "$d/old$b" "$d/new$b" || bad+=("$b differs beyond the boot info table")
+	done
+	((${#bios_imgs[@]} == 0)) && bad+=("no BIOS boot image found in the El Torito catalog")
+	if ((${#bad[@]} == 0)); then
+		tap_ok "$tag the BIOS boot image(s) ${bios_imgs[*]} differ at most in xorriso's boot info table"
+	else
+		tap_notok "$tag the BIOS boot image(s) differ at most in xorriso's boot info table" "${bad[@]}"
+	fi
+	# FAT images on the ISO and appended partitions: their files, their configurations
+	local -a pieces=() 
+	for f in "${fats[@]}"; do
+		fat_extract "$d/old/$f" "$d/fat-old" || true
+		fat_extract "$d/new/$f" "$d/fat-new" || true
+		pieces+=("${f#./}")
+		: >"$d/fat-skip"
+		if out=$(tree_compare "$d/fat-old" "$d/fat-new" "${f#./}" "$d/fat-skip"); then
+			tap_ok "$tag FAT image ${f#./}: files identical, $(cat "$W/cfg.count") kernel command lines edited (mtools)"
+		else
+			mapfile -t l < <(printf '%s\n' "$out" | head -n 16)
+			tap_notok "$tag FAT image ${f#./}: files identical, kernel command lines edited (mtools)" "${l[@]}"
+		fi
+	done
+	local n start count
+	while read -r n start count; do
+		[[ -n $n ]] || continue
+		dd if="$FX/$(iso_of "$name").iso" of="$d/part-old.img" bs=512 skip="$start" count="$count" status=none
+		read -r _ start count < <(appended_parts "$d/$([[ -n $cmdonly ]] && echo cmdline || echo out).iso" | awk -v n="$n" '$1 == n')
+		if [[ -z $start ]]; then
+			tap_notok "$tag appended partition $n is still there"
+			continue
+		fi
+		dd if="$d/$([[ -n $cmdonly ]] && echo cmdline || echo out).iso" of="$d/part-new.img" bs=512 skip="$start" count="$count" status=none
+		if ! is_fat "$d/part-old.img"; then
+			if cmp -s "$d/part-old.img" "$d/part-new.img"; then
+				tap_ok "$tag appended partition $n is byte-identical"
+			else
+				tap_notok "$tag appended partition $n is byte-identical"
+			fi
+			continue
+		fi
+		fat_extract "$d/part-old.img" "$d/fat-old"
+		fat_extract "$d/part-new.img" "$d/fat-new"
+		: >"$d/fat-skip"
+		if out=$(tree_compare "$d/fat-old" "$d/fat-new" "partition $n" "$d/fat-skip"); then
+			tap_ok "$tag appended EFI partition $n (FAT): files identical, $(cat "$W/cfg.count") kernel command lines edited (mtools)"
+		else
+			mapfile -t l < <(printf '%s\n' "$out" | head -n 16)
+			tap_notok "$tag appended EFI partition $n (FAT): files identical, kernel command lines edited (mtools)" "${l[@]}"
+		fi
+	done < <(appended_parts "$FX/$(iso_of "$name").iso")
+	rm -rf "$d/fat-old" "$d/fat-new" "$d/part-old.img" "$d/part-new.img"
+	# the checksum lists: verify, and only the lines of changed files differ
+	for f in md5sum.txt sha256sum.txt SHA256SUMS sha1sum.txt; do
+		[[ -f $d/old/$f ]] || continue
+		sums_check "$name" "$d" "$f"
+	done
+}
+
+# iso_of NAME: the fixture a layout name comes from ("fedora (cmdline only)" -> fedora)
+iso_of() { echo "${1%% *}"; }
+
+# sums_check NAME DIR FILE: FILE verifies; lines of unchanged files kept as they were
+sums_check() {
+	local name=$1 d=$2 f=$3 tool
+	case $f in
+	md5sum.txt) tool=md5sum ;;
+	sha256sum.txt | SHA256SUMS) tool=sha256sum ;;
+	sha1sum.txt) tool=sha1sum ;;
+	esac
+	local out rc=0
+	out=$(cd "$d/new" && "$tool" --quiet -c "$f" 2>&1) || rc=$?
+	if ((rc == 0)); then
+		tap_ok "[$name] $tool -c $f"
+	else
+		mapfile -t l < <(printf '%s\n' "$out" | head -n 10)
+		tap_notok "[$name] $tool -c $f" "${l[@]}"
+	fi
+	local bad=() line p
+	while IFS= read -r line; do
+		p=${line#*  }
+		if [[ -f $d/new/$p ]] && cmp -s "$d/old/$p" "$d/new/$p"; then
+			grep -qxF -- "$line" "$d/new/$f" || bad+=("line of unchanged $p rewritten")
+		fi
+	done <"$d/old/$f"
+	[[ $(wc -l <"$d/old/$f") == "$(wc -l <"$d/new/$f")" ]] || bad+=("$(wc -l <"$d/old/$f") lines before, $(wc -l <"$d/new/$f") after")
+	diff <(awk '{ print $2 }' "$d/old/$f") <(awk '{ print $2 }' "$d/new/$f") >/dev/null || bad+=("the list of paths changed")
+	if ((${#bad[@]} == 0)); then
+		tap_ok "[$name] $f: the same paths in the same order, lines of unchanged files as they were"
+	else
+		tap_notok "[$name] $f: the same paths in the same order, lines of unchanged files as they were" "${bad[@]:0:10}"
+	fi
+}
+
+# describe_check NAME DIR IMG DESCRIBE: the image's .sha256/.sha512 verifies; .size = du
+describe_check() {
+	local name=$1 d=$2 img=$3 describe=$4 dir out rc=0
+	[[ $describe == - ]] && return 0
+	dir=$d/new$(dirname "$describe")
+	case $describe in
+	*.sha256 | *.sha512)
+		local tool=sha256sum
+		[[ $describe == *.sha512 ]] && tool=sha512sum
+		out=$(cd "$dir" && "$tool" -c "$(basename "$describe")" 2>&1) || rc=$?
+		local fmt
+		fmt=$(awk '{ print $2 }' "$d/new$describe")
+		if ((rc == 0)) && [[ $fmt == "$(basename "$img")" ]]; then
+			tap_ok "[$name] $tool -c ${describe#/} (\"HASH  $fmt\")"
+		else
+			tap_notok "[$name] $tool -c ${describe#/} (\"HASH  $(basename "$img")\")" "$out" "file: $(head -c 200 "$d/new$describe")"
+		fi
+		;;
+	*.size)
+		local want got
+		want=$(du -sx --block-size=1 "$d/nroot" | cut -f1)
+		got=$(tr -d '\n' <"$d/new$describe")
+		if [[ $got == "$want" ]]; then
+			tap_ok "[$name] ${describe#/} = du -sx --block-size=1 of the new root ($want)"
+		else
+			tap_notok "[$name] ${describe#/} = du -sx --block-size=1 of the new root" \
+				"file: '$got' (was '$(tr -d '\n' <"$d/old$describe")'); du of the new root unpacked in $TMPDIR: $want" \
+				"du of the original root unpacked the same way: $(du -sx --block-size=1 "$d/oroot" | cut -f1); apparent size: $(du -sx --apparent-size --block-size=1 "$d/nroot" | cut -f1)"
+		fi
+		;;
+	esac
+}
+
+sig_check() {
+	local name=$1 sig=$2
+	if grep -q -F "$sig" "$W/logs/$name.out" "$W/logs/$name.err"; then
+		tap_ok "[$name] warns that $sig no longer matches"
+		tap_diag "$name: $(grep -h -F "$sig" "$W/logs/$name.out" "$W/logs/$name.err" | head -n 1)"
+	else
+		tap_notok "[$name] warns that $sig no longer matches" "nothing about $sig on stdout or stderr"
+	fi
+}
+
+# replay_check NAME IN OUT: same El Torito entries, MBR and GPT shape, label and UUID
+replay_check() {
+	local name=$1 in=$2 out=$3
+	if diff <(eltorito_shape "$in") <(eltorito_shape "$out") >"$W/L/$name/eltorito.diff" && [[ -n $(eltorito_shape "$in") ]]; then
+		tap_ok "[$name] boot setup replayed: $(eltorito_shape "$in" | awk -F' *: *' '$1 == "El Torito boot img" { split($2, f, / +/); printf "%s%s", s, f[2]; s = "+" } $1 == "System area summary" { sa = $2 } END { print " El Torito, " sa }')"
+	else
+		mapfile -t l < <(diag_file "$W/L/$name/eltorito.diff")
+		tap_notok "[$name] boot setup replayed (xorriso -report_el_torito/-report_system_area; < IN, > OUT)" "${l[@]}"
+	fi
+	local a b
+	a=$(blkid -p -o export -s LABEL -s UUID "$in" | grep -E '^(LABEL|UUID)=' | sort | tr '\n' ' ')
+	b=$(blkid -p -o export -s LABEL -s UUID "$out" | grep -E '^(LABEL|UUID)=' | sort | tr '\n' ' ')
+	if [[ $a == "$b" ]]; then
+		tap_ok "[$name] volume label and UUID (date) kept: $a"
+	else
+		tap_notok "[$name] volume label and UUID (date) kept" "IN:  $a" "OUT: $b"
+	fi
+}
+
+# ---- each layout --------------------------------------------------------------------------------
+layout fedora /LiveOS/squashfs.img /LiveOS/squashfs.img.sha256 -
+layout fedora-erofs /LiveOS/squashfs.img /LiveOS/squashfs.img.sha256 -
+layout debian /live/filesystem.squashfs /live/filesystem.size -
+layout ubuntu /casper/filesystem.squashfs /casper/filesystem.size filesystem.squashfs.gpg
+layout ubuntu-layered /casper/minimal.standard.live.squashfs /casper/minimal.standard.live.size - --image --no-run
+layout arch /arch/x86_64/airootfs.sfs /arch/x86_64/airootfs.sha512 airootfs.sfs.sig
+layout arch-erofs /arch/x86_64/airootfs.erofs /arch/x86_64/airootfs.sha512 airootfs.erofs.cms.sig
+
+# ---- bad inputs -------------------------------------------------------------------------------------
+# bad NAME RC PHRASES IN OUT [OPTIONS] -- REMASTER-ARGS...
+#   PHRASES  alternatives separated by "|", one must be on stderr
+#   options: --tmp DIR (TMPDIR), --nobody, --out-kept (OUT exists and must stay as it is),
+#            --also STRING (must be on stderr too), --not-run FILE (must not exist after)
+bad() {
+	local name=$1 want_rc=$2 phrases=$3 in=$4 out=$5
+	shift 5
+	local tmp=$W/bad/$name/tmp nobody=0 out_kept=0 notrun="" t0
+	local -a also=() pre=()
+	while [[ $1 != -- ]]; do
+		case $1 in
+		--tmp) tmp=$2 && shift ;;
+		--nobody) nobody=1 ;;
+		--out-kept) out_kept=1 ;;
+		--also) also+=("$2") && shift ;;
+		--not-run) notrun=$2 && shift ;;
+		esac
+		shift
+	done
+	shift
+	mkdir -p "$tmp"
+	((nobody)) && pre=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+	local outdir in_sha out_sha="" listing
+	outdir=$(dirname "$out")
+	in_sha=$(sha "$in" 2>/dev/null || echo none)
+	[[ -f $out ]] && out_sha=$(sha "$out")
+	listing=$(ls -A "$outdir")
+	t0=$(ls_now)
+	local rc=0
+	TMPDIR=$tmp timeout 300 "${pre[@]}" env TMPDIR="$tmp" bash "$REMASTER" "$@" \
+		>"$W/logs/bad-$name.out" 2>"$W/logs/bad-$name.err" </dev/null || rc=$?
+	bad_verdict "$name" "$want_rc" "$rc" "$phrases" "$in" "$in_sha" "$out" "$out_sha" "$out_kept" "$outdir" "$listing" "$tmp" "$notrun" "$(ls_elapsed "$t0" "$(ls_now)")" "${also[@]}"
+}
+
+# bad_verdict: the two TAP lines of a bad input
+bad_verdict() {
+	local name=$1 want_rc=$2 rc=$3 phrases=$4 in=$5 in_sha=$6 out=$7 out_sha=$8 out_kept=$9
+	local outdir=${10} listing=${11} tmp=${12} notrun=${13} secs=${14}
+	shift 14
+	local err=$W/logs/bad-$name.err p found=0 problems=()
+	IFS='|' read -ra alts <<<"$phrases"
+	for p in "${alts[@]}"; do
+		grep -q -F -- "$p" "$err" && found=1
+	done
+	((rc == want_rc)) || problems+=("exit status $rc, expected $want_rc")
+	((found)) || problems+=("stderr lacks '$phrases'")
+	for p in "$@"; do
+		grep -q -F -- "$p" "$err" || problems+=("stderr lacks '$p'")
+	done
+	[[ $(nlines "$err") == 1 ]] || problems+=("stderr has $(nlines "$err") lines")
+	if ((${#problems[@]} == 0)); then
+		tap_ok "[bad:$name] exit $want_rc, one stderr line with '${alts[0]}'"
+		tap_diag "bad:$name ($secs s): $(head -c 300 "$err")"
+	else
+		mapfile -t l < <(head -n 6 "$err" | sed 's/^/stderr: /'; tail -n 3 "$W/logs/bad-$name.out" | sed 's/^/stdout: /')
+		tap_notok "[bad:$name] exit $want_rc, one stderr line with '${alts[0]}'" "${problems[@]}" "${l[@]}"
+	fi
+	problems=()
+	[[ $(sha "$in" 2>/dev/null || echo none) == "$in_sha" ]] || problems+=("IN changed")
+	if ((out_kept)); then
+		[[ -f $out && $(sha "$out") == "$out_sha" ]] || problems+=("OUT changed")
+	else
+		[[ ! -e $out ]] || problems+=("OUT exists")
+	fi
+	[[ $(ls -A "$outdir") == "$listing" ]] ||
+		problems+=("OUT's folder changed: $({ diff <(printf '%s\n' "$listing") <(ls -A "$outdir") || true; } | grep '^[<>]' | tr '\n' ' ')")
+	local left
+	left=$(find "$tmp" -mindepth 1 -maxdepth 1 2>/dev/null | head -n 5 | tr '\n' ' ')
+	[[ -z $left ]] || problems+=("left in TMPDIR: $left")
+	# (only under our folders: other remasters may be running on this host)
+	left=$(findmnt -rn -o TARGET | awk -v t="$tmp/" -v w="$W/" 'index($0, t) == 1 || index($0, w) == 1 && /livesquash-remaster/' | head -n 5 | tr '\n' ' ')
+	[[ -z $left ]] || problems+=("mounts left: $left")
+	[[ -z $notrun || ! -e $notrun ]] || problems+=("the --run command ran on the host: $notrun exists")
+	if ((${#problems[@]} == 0)); then
+		tap_ok "[bad:$name] IN unchanged, no OUT, nothing left in OUT's folder or TMPDIR, no mount left"
+	else
+		tap_notok "[bad:$name] IN unchanged, no OUT, nothing left in OUT's folder or TMPDIR, no mount left" "${problems[@]}"
+	fi
+}
+
+B=$W/bad
+mkdir -p "$B/out"
+BO=$B/out/out.iso
+rc=0
+bash "$REMASTER" --add "$ADD" "$FX/fedora.iso" >"$W/logs/bad-usage.out" 2>"$W/logs/bad-usage.err" </dev/null || rc=$?
+if ((rc == 2)) && [[ -s $W/logs/bad-usage.err && -z $(ls -A "$B/out") ]]; then
+	tap_ok "[bad:usage] one file argument: exit 2, usage on stderr, nothing written"
+else
+	mapfile -t l < <(head -n 3 "$W/logs/bad-usage.err")
+	tap_notok "[bad:usage] one file argument: exit 2, usage on stderr, nothing written (exit $rc)" "${l[@]}"
+fi
+bad not-an-iso 1 "not an ISO 9660 image" "$FX/not-an-iso.iso" "$BO" -- --add "$ADD" "$FX/not-an-iso.iso" "$BO"
+bad no-image 1 "no root image found" "$FX/no-image.iso" "$BO" --also squashfs.img -- --add "$ADD" "$FX/no-image.iso" "$BO"
+bad two-images 1 "several root images" "$FX/two-images.iso" "$BO" --also "use --image" --also LiveOS/squashfs.img \
+	--also live/filesystem.squashfs -- --add "$ADD" "$FX/two-images.iso" "$BO"
+bad layers-without-image 1 "several root images" "$FX/ubuntu-layered.iso" "$BO" --also "use --image" \
+	-- --add "$ADD" "$FX/ubuntu-layered.iso" "$BO"
+bad erofs-selinux 1 "xattrs" "$FX/fedora-erofs-selinux.iso" "$BO" \
+	-- --add "$ADD" "$FX/fedora-erofs-selinux.iso" "$BO" # erofs-utils 1.5 cannot unpack xattrs: iso/remaster refuses
+bad erofs-xattrs 1 "xattrs" "$FX/fedora-erofs-xattrs.iso" "$BO" \
+	-- --add "$ADD" "$FX/fedora-erofs-xattrs.iso" "$BO" # the same for xattrs on a few files only
+bad image-missing 1 "no such file in the ISO" "$FX/fedora.iso" "$BO" \
+	-- --image /LiveOS/nosuch.img --add "$ADD" "$FX/fedora.iso" "$BO"
+
+# not root: a world-readable copy, folders nobody may write to
+mkdir -p "$B/nobody" "$B/nobody-out" "$B/nobody-tmp"
+cp "$FX/fedora.iso" "$B/nobody/in.iso"
+chmod 0755 "$B" "$B/nobody"
+chmod 0644 "$B/nobody/in.iso"
+chmod 1777 "$B/nobody-out" "$B/nobody-tmp"
+NADD=$B/nobody-add
+mkdir -p "$NADD/etc"
+echo x >"$NADD/etc/x"
+chmod -R a+rX "$NADD"
+bad not-root 1 "must run as root" "$B/nobody/in.iso" "$B/nobody-out/out.iso" --nobody --tmp "$B/nobody-tmp" \
+	-- --add "$NADD" "$B/nobody/in.iso" "$B/nobody-out/out.iso"
+rc=0
+setpriv --reuid=nobody --regid=nogroup --clear-groups env TMPDIR="$B/nobody-tmp" timeout 300 bash "$REMASTER" \
+	--cmdline-add "$CMD_ADD" "$B/nobody/in.iso" "$B/nobody-out/cmdline.iso" >"$W/logs/nobody-cmdline.out" 2>&1 </dev/null || rc=$?
+if ((rc == 0)) && [[ -s $B/nobody-out/cmdline.iso ]]; then
+	tap_ok "[nobody] --cmdline-add alone works without root (the image is not unpacked)"
+else
+	mapfile -t l < <(tail -n 5 "$W/logs/nobody-cmdline.out")
+	tap_notok "[nobody] --cmdline-add alone works without root (the image is not unpacked) (exit $rc)" "${l[@]}"
+fi
+
+# OUT = IN, OUT exists
+mkdir -p "$B/same"
+cp "$FX/fedora.iso" "$B/same/in.iso"
+bad out-is-in 1 "OUT.iso must not be IN.iso" "$B/same/in.iso" "$B/same/in.iso" --out-kept \
+	-- --force --cmdline-add "$CMD_ADD" "$B/same/in.iso" "$B/same/./in.iso"
+mkdir -p "$B/exists"
+echo "precious" >"$B/exists/out.iso"
+bad out-exists 1 "exists (use --force" "$FX/fedora.iso" "$B/exists/out.iso" --out-kept \
+	-- --add "$ADD" "$FX/fedora.iso" "$B/exists/out.iso"
+
+# --run failing, --run without a shell (never on the host)
+bad run-fails 1 "--run command failed (exit 3)" "$FX/fedora.iso" "$BO" -- --run 'exit 3' "$FX/fedora.iso" "$BO"
+bad run-no-shell 1 "has no usable /bin/sh" "$FX/nosh.iso" "$BO" --not-run "$W/host-ran" \
+	-- --run "echo ran > $W/host-ran" "$FX/nosh.iso" "$BO"
+bad run-layer-no-shell 1 "has no usable /bin/sh" "$FX/ubuntu-layered.iso" "$BO" --not-run "$W/host-ran" \
+	-- --image /casper/minimal.standard.live.squashfs --run "echo ran > $W/host-ran" "$FX/ubuntu-layered.iso" "$BO"
+
+# full folders: small tmpfs sized from the space fixture (~1.4 MB image, ~42 MB unpacked)
+tmpfs() { # DIR MiB-or-KiB-size
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2,mode=1777" tmpfs "$1"
+	our_mounts+=("$1")
+}
+untmpfs() { umount "$1" && rmdir "$1"; }
+xorriso -osirrox on -indev "$FX/space.iso" -extract /LiveOS/squashfs.img "$W/space.img" >/dev/null 2>&1
+img_kib=$(($(stat -c %s "$W/space.img") / 1024))
+tree_kib=$(unsquashfs -lln "$W/space.img" | awk '{ s += $3 } END { printf "%d", s / 1024 }')
+rm -f "$W/space.img"
+tap_diag "space fixture: image $img_kib KiB, tree $tree_kib KiB"
+RANDOM30=$B/random30
+mkdir -p "$RANDOM30/usr/share"
+head -c $((30 * 1048576)) /dev/urandom >"$RANDOM30/usr/share/random30.bin"
+
+tmpfs "$B/full-extract" "$((img_kib / 2))k"
+bad full-tmp-extract 1 "not enough space for extracting the root image in $B/full-extract|is full while extracting the root image" \
+	"$FX/space.iso" "$BO" --tmp "$B/full-extract" -- --add "$ADD" "$FX/space.iso" "$BO"
+untmpfs "$B/full-extract"
+tmpfs "$B/full-unpack" "$((img_kib + 24 * 1024))k" # room for the image and a margin, not for the tree
+bad full-tmp-unpack 1 "not enough space for unpacking the root image in $B/full-unpack|is full while unpacking the root image" \
+	"$FX/space.iso" "$BO" --tmp "$B/full-unpack" -- --add "$ADD" "$FX/space.iso" "$BO"
+untmpfs "$B/full-unpack"
+tmpfs "$B/full-repack" "$((img_kib + tree_kib + 30 * 1024 + 16 * 1024))k"
+bad full-tmp-repack 1 "not enough space for repacking the root image in $B/full-repack|is full while repacking the root image" \
+	"$FX/space.iso" "$BO" --tmp "$B/full-repack" -- --add "$ADD" --add "$RANDOM30" "$FX/space.iso" "$BO"
+untmpfs "$B/full-repack"
+tmpfs "$B/full-out" 1m
+bad full-out 1 "not enough space for writing the ISO in $B/full-out|is full while writing the ISO" \
+	"$FX/fedora.iso" "$B/full-out/out.iso" --tmp "$B/full-out-tmp" -- --cmdline-add "$CMD_ADD" "$FX/fedora.iso" "$B/full-out/out.iso"
+untmpfs "$B/full-out"
+# a --cmdline-only remaster copies the EFI FAT image (2 MiB) to TMPDIR to edit it
+tmpfs "$B/full-tmp-cmdline" 1m
+bad full-tmp-cmdline 1 "not enough space for |is full while " \
+	"$FX/fedora.iso" "$BO" --tmp "$B/full-tmp-cmdline" -- --cmdline-add "$CMD_ADD" "$FX/fedora.iso" "$BO"
+untmpfs "$B/full-tmp-cmdline"
+
+# Ctrl-C: SIGINT to the remaster's process group, as a terminal sends it
+# interrupt NAME WHEN -- ARGS...: WHEN mksquashfs (a mksquashfs child runs) or mount (a mount
+# under TMPDIR exists, i.e. --run is running)
+interrupt() {
+	local name=$1 when=$2 tmp=$B/$1/tmp out=$B/$1/out/out.iso in_sha listing t0 i seen=0 rc=0 pgid
+	shift 3
+	mkdir -p "$tmp" "$(dirname "$out")"
+	in_sha=$(sha "$FX/fedora.iso")
+	listing=$(ls -A "$(dirname "$out")")
+	t0=$(ls_now)
+	# a background job of a script starts with SIGINT ignored, which bash cannot trap:
+	# give it the default disposition a terminal's foreground job has
+	TMPDIR=$tmp setsid env --default-signal=INT bash "$REMASTER" "$@" "$FX/fedora.iso" "$out" \
+		>"$W/logs/bad-$name.out" 2>"$W/logs/bad-$name.err" </dev/null &
+	bg_pid=$!
+	# signal only a group of its own: wait until setsid has made one
+	for ((i = 0; i < 100; i++)); do
+		pgid=$(ps -o pgid= -p "$bg_pid" | tr -d ' ')
+		[[ $pgid == "$bg_pid" ]] && break
+		sleep 0.05
+	done
+	if [[ $pgid != "$bg_pid" ]]; then
+		wait "$bg_pid" || true
+		bg_pid=
+		tap_notok "[bad:$name] the remaster runs in a process group of its own (setsid)" "pgid '$pgid'"
+		return 0
+	fi
+	for ((i = 0; i < 1200; i++)); do
+		case $when in
+		mksquashfs) pgrep -g "$pgid" -x mksquashfs >/dev/null && seen=1 ;;
+		mount) findmnt -rn -o TARGET | grep -q -F "$tmp/" && seen=1 ;;
+		esac
+		((seen)) && break
+		kill -0 "$bg_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ((seen)); then
+		sleep 0.5
+		kill -INT -- "-$pgid" 2>/dev/null || true
+	fi
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$bg_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$bg_pid" 2>/dev/null; then
+		kill -KILL -- "-$pgid" 2>/dev/null || true
+		echo "(still running 60 s after SIGINT: killed)" >>"$W/logs/bad-$name.err"
+	fi
+	wait "$bg_pid" || rc=$?
+	bg_pid=
+	if ((!seen)); then
+		tap_notok "[bad:$name] SIGINT while $when runs" "never saw $when (exit $rc)" "$(tail -n 3 "$W/logs/bad-$name.err")"
+		return 0
+	fi
+	bad_verdict "$name" 130 "$rc" "interrupted" "$FX/fedora.iso" "$in_sha" "$out" "" 0 "$(dirname "$out")" "$listing" "$tmp" "" "$(ls_elapsed "$t0" "$(ls_now)")"
+}
+interrupt ctrl-c-repack mksquashfs -- --add "$RANDOM30" --run true
+interrupt ctrl-c-run mount -- --run 'sleep 30'
+
+secs=$(ls_elapsed "$suite_start" "$(ls_now)")
+tap_diag "remaster host suite: $secs s"
+finished=1
+trap - ERR
+tap_summary
+if ((LS_FAIL > 0)); then
+	exit 1
+fi
