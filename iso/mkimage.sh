@@ -30,7 +30,9 @@ echo "image: $want: $tree -> $img"
 start=$SECONDS
 # -progress draws a bar on a terminal; -quiet keeps logs small otherwise
 if [[ -t 1 ]]; then progress=-progress; else progress=-no-progress; fi
-mksquashfs "$tree" "$img.tmp" -comp "$comp" -b "$bs" -noappend -quiet "$progress" \
+# (mksquashfs 4.5 would set every file's time to a SOURCE_DATE_EPOCH in the
+# environment; the tree's own times are what the image must hold)
+env -u SOURCE_DATE_EPOCH mksquashfs "$tree" "$img.tmp" -comp "$comp" -b "$bs" -noappend -quiet "$progress" \
     || { rm -f "$img.tmp"; die "mksquashfs failed"; }
 mv "$img.tmp" "$img"
 (cd "$isotree/LiveOS" && sha256sum squashfs.img > squashfs.img.sha256)
