@@ -33,7 +33,7 @@ install() {
         dwarn "livesquash: a systemd initramfs is not supported; build with -o \"systemd systemd-initrd dracut-systemd\""
     fi
 
-    inst_multiple blkid losetup mount umount mkdir readlink sleep cat rm
+    inst_multiple blkid mount mkdir readlink
     inst_simple "$moddir/livesquash-lib.sh" "/lib/livesquash-lib.sh"
     inst_hook cmdline 25 "$moddir/parse-livesquash.sh"
     inst_hook mount 20 "$moddir/mount-livesquash.sh"
