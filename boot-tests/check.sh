@@ -4,7 +4,8 @@
 # live-ISO boot tests (run.sh all), the driver's direct-boot tests
 # (driver/run.sh quick) and the benchmark's smoke run (bench/bench.sh smoke);
 # each prints its own TAP and summary, and the last line adds them up:
-# "N passed, N failed". Exit status non-zero if any failed.
+# "N passed, N failed". Exit status non-zero if any failed. `check.sh full`
+# (make check-full) runs the driver tests' full matrix and the live-build suite.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,11 +31,24 @@ suite() { # name command...
 	[[ $rc -eq 0 && $f -eq 0 ]] || status=1
 }
 
-suite lint bash "$here/lint.sh"
-suite remaster-host bash "$here/remaster/host.sh"
-suite live bash "$here/run.sh" all
-suite driver bash "$here/driver/run.sh" quick
-suite bench bash "$here/bench/bench.sh" smoke
-echo "# all suites (lint, remaster host, live, driver, bench smoke):"
+case ${1:-check} in
+check)
+	suite lint bash "$here/lint.sh"
+	suite remaster-host bash "$here/remaster/host.sh"
+	suite live bash "$here/run.sh" all
+	suite driver bash "$here/driver/run.sh" quick
+	suite bench bash "$here/bench/bench.sh" smoke
+	echo "# all suites (lint, remaster host, live, driver, bench smoke):"
+	;;
+full) # make check-full
+	suite driver-full bash "$here/driver/run.sh" full
+	suite livebuild bash "$here/thirdparty/run.sh"
+	echo "# all suites (driver full matrix, live-build ISO remastered):"
+	;;
+*)
+	echo "usage: check.sh [check|full]" >&2
+	exit 2
+	;;
+esac
 echo "$passed passed, $failed failed"
 exit "$status"
