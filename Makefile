@@ -15,8 +15,12 @@ FIRMWARE ?= bios## what `make run` boots with: bios (SeaBIOS) or uefi (OVMF)
 ACCEL ?= auto## QEMU accelerator: auto (probe KVM once, cache, else TCG), kvm or tcg
 MEM ?= 1024## guest memory in MiB
 JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))## parallel jobs of the kernel build
+SOURCE_DATE_EPOCH ?= $(shell git -C $(TOP) log -1 --format=%ct 2>/dev/null || echo 1767225600)## every time stamp of the ISO (seconds; default: the last commit's time), for reproducible ISOs
 
 export ROOTFS COMP BLOCK CDLABEL FIRMWARE ACCEL MEM BUILD TOP
+# passed by name to the ISO's build steps only: mksquashfs 4.5 would set every file
+# time of the test images to it, and a manifest compares those times
+unexport SOURCE_DATE_EPOCH
 
 include kernel-config/kernel.mk
 include iso/iso.mk

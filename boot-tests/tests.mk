@@ -31,7 +31,7 @@ export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_
 
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 
-.PHONY: check check-quick check-full check-livebuild check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke
+.PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke
 check: deps module kernel-tree ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB, remaster, missing medium), the driver tests and the bench smoke run; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
@@ -46,6 +46,9 @@ check-full: deps kernel module ## the driver tests' full matrix: 150 images (eve
 
 check-livebuild: deps ## a third-party ISO: Debian live-build's (built once, cached in /var/cache/livesquash/live-build/), remastered by iso/remaster, live-boot's verify-checksums, booted BIOS/UEFI x CD/USB stick, checked from inside (boot-tests/thirdparty/)
 	@bash $(TOP)/boot-tests/thirdparty/run.sh
+
+check-repro: deps ## reproducible ISO: two clean clones of HEAD build `make iso` from scratch (two kernel builds; ccache helps the second) and must give the same bytes; diffoscope says where not (build/repro/)
+	@bash $(TOP)/boot-tests/repro.sh
 
 check-remaster: deps ## host-side tests of iso/remaster (as root, no QEMU, ~1 min): fixture ISOs of each distribution's layout (Fedora squashfs/EROFS, live-build, casper and its layers, archiso) remastered and checked with unsquashfs, xorriso, mtools, checksums; bad inputs, full disks, Ctrl-C (boot-tests/remaster/)
 	@bash $(TOP)/boot-tests/remaster/host.sh

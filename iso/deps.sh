@@ -15,7 +15,7 @@ PACKAGES=(
     xz-utils zstd kmod rsync python3 attr shellcheck
     linux-image-amd64 linux-headers-amd64
     erofs-utils gnuplot-nox
-    isomd5sum isolinux syslinux-common live-build sparse libcap2-bin
+    isomd5sum isolinux syslinux-common live-build sparse libcap2-bin diffoscope-minimal
 )
 
 if [[ $(id -u) -ne 0 ]]; then

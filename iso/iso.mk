@@ -27,15 +27,15 @@ rootfs: ## build the root tree build/rootfs/ROOTFS/ (busybox, or debian via a ca
 	@bash $(TOP)/iso/mkrootfs.sh $(ROOTFS) $(BUILD)
 
 image: rootfs ## pack the root tree into LiveOS/squashfs.img (+ .sha256) with mksquashfs
-	@bash $(TOP)/iso/mkimage.sh $(BUILD)/rootfs/$(ROOTFS) $(ISO_TREE) $(COMP) $(BLOCK)
+	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkimage.sh $(BUILD)/rootfs/$(ROOTFS) $(ISO_TREE) $(COMP) $(BLOCK)
 
 initramfs: ## build build/initramfs/initrd.img with dracut and dracut-module/90livesquash
-	@bash $(TOP)/iso/mkinitramfs.sh $(INITRD) $(TOP)/dracut-module/90livesquash $(KVER)
+	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkinitramfs.sh $(INITRD) $(TOP)/dracut-module/90livesquash $(KVER)
 
 # $(KERNEL) is a prerequisite: with the default KERNEL=$(BZIMAGE) an edited
 # driver rebuilds the kernel first; any other KERNEL= is just a file.
 iso: image initramfs $(KERNEL) ## make build/livesquash-ROOTFS.iso (hybrid BIOS+UEFI, GRUB menu, volume label CDLABEL)
-	@bash $(TOP)/iso/mkiso.sh $(ISO) $(ISO_TREE) $(KERNEL) $(INITRD) $(CDLABEL) $(ROOTFS)
+	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkiso.sh $(ISO) $(ISO_TREE) $(KERNEL) $(INITRD) $(CDLABEL) $(ROOTFS)
 
 run: deps iso ## boot build/livesquash-ROOTFS.iso in QEMU on this terminal (FIRMWARE, MEM; Ctrl-A X quits)
 	@bash $(TOP)/iso/run.sh $(ISO) $(FIRMWARE) $(MEM) $(ACCEL) $(BUILD)

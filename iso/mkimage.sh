@@ -16,7 +16,8 @@ command -v mksquashfs > /dev/null || die "mksquashfs missing: run 'make deps'"
 
 img=$isotree/LiveOS/squashfs.img
 params=$(dirname "$isotree")/squashfs.params
-want="mksquashfs -comp $comp -b $bs"
+sde=${SOURCE_DATE_EPOCH:?SOURCE_DATE_EPOCH must be set (make sets it)}
+want="mksquashfs -comp $comp -b $bs -mkfs-time $sde"
 
 if [[ -f $img && -f $img.sha256 && $(cat "$params" 2> /dev/null) == "$want" ]] \
     && [[ -z $(find "$tree" \( -newer "$img" -o -cnewer "$img" \) -print -quit) ]]; then
@@ -30,9 +31,12 @@ echo "image: $want: $tree -> $img"
 start=$SECONDS
 # -progress draws a bar on a terminal; -quiet keeps logs small otherwise
 if [[ -t 1 ]]; then progress=-progress; else progress=-no-progress; fi
+# reproducible: no time in the tree later than SOURCE_DATE_EPOCH, which is also
+# the image's own time (files made by the build get it; older ones keep theirs)
+find "$tree" -newermt "@$sde" -exec touch -h -d "@$sde" {} +
 # (mksquashfs 4.5 would set every file's time to a SOURCE_DATE_EPOCH in the
-# environment; the tree's own times are what the image must hold)
-env -u SOURCE_DATE_EPOCH mksquashfs "$tree" "$img.tmp" -comp "$comp" -b "$bs" -noappend -quiet "$progress" \
+# environment; the tree's own, clamped times are what the image must hold)
+env -u SOURCE_DATE_EPOCH mksquashfs "$tree" "$img.tmp" -comp "$comp" -b "$bs" -mkfs-time "$sde" -noappend -quiet "$progress" \
     || { rm -f "$img.tmp"; die "mksquashfs failed"; }
 mv "$img.tmp" "$img"
 (cd "$isotree/LiveOS" && sha256sum squashfs.img > squashfs.img.sha256)

@@ -26,7 +26,8 @@ fi
 work=$(dirname "$out")
 base=$work/dracut-base
 params=$out.params
-want="$(dracut --version 2> /dev/null) kver=${kver:-none} $(cat "$here/mkinitramfs.sh" "$module"/* | sha256sum | cut -c1-16)"
+sde=${SOURCE_DATE_EPOCH:?SOURCE_DATE_EPOCH must be set (make sets it)}
+want="$(dracut --version 2> /dev/null) kver=${kver:-none} sde=$sde $(cat "$here/mkinitramfs.sh" "$module"/* | sha256sum | cut -c1-16)"
 
 if [[ -f $out && $(cat "$params" 2> /dev/null) == "$want" ]]; then
     echo "initramfs: $out is up to date"
@@ -44,10 +45,16 @@ for m in "$SYSDRACUT"/modules.d/*; do
     ln -s "$m" "$base/modules.d/"
 done
 ln -sfn "$(cd "$module" && pwd)" "$base/modules.d/$(basename "$module")"
+# dracut --reproducible sets every file time newer than its dracut-functions.sh to
+# that file's time: a copy dated SOURCE_DATE_EPOCH (through a symlink dracut would
+# compare with the link's own time, the build's)
+rm -f "$base/dracut-functions.sh"
+cp "$SYSDRACUT/dracut-functions.sh" "$base/dracut-functions.sh"
+touch -d "@$sde" "$base/dracut-functions.sh"
 
 args=(--force --no-hostonly --no-hostonly-cmdline --no-early-microcode
     --conf /dev/null --confdir "$work/empty-confdir"
-    -m "$MODULES" -o "$OMIT" --zstd)
+    -m "$MODULES" -o "$OMIT" --zstd --reproducible)
 if [[ -n $kver ]]; then
     args+=(--kver "$kver")
     what="kernel $kver modules"
@@ -59,7 +66,8 @@ fi
 echo "initramfs: dracut -m \"$MODULES\" ($what) -> $out"
 start=$SECONDS
 rm -f "$params"
-if ! dracutbasedir=$base dracut "${args[@]}" "$out.tmp" > "$work/dracut.log" 2>&1; then
+# --reproducible with SOURCE_DATE_EPOCH: sorted cpio, every time clamped to it
+if ! SOURCE_DATE_EPOCH=$sde dracutbasedir=$base dracut "${args[@]}" "$out.tmp" > "$work/dracut.log" 2>&1; then
     rm -f "$out.tmp"
     tail -n 20 "$work/dracut.log" >&2
     die "dracut failed, full log in $work/dracut.log"

@@ -25,7 +25,8 @@ done
 [[ $label =~ ^[A-Z0-9_]{1,32}$ ]] || die "CDLABEL '$label' must be 1-32 characters of A-Z 0-9 _ (ISO 9660 volume id)"
 
 cmdline="root=live:CDLABEL=$label rd.live.image console=tty0 console=ttyS0,115200"
-params="$label|$name|$cmdline|$(readlink -f "$kernel")|$(sha256sum < "$here/mkiso.sh" | cut -c1-16)"
+sde=${SOURCE_DATE_EPOCH:?SOURCE_DATE_EPOCH must be set (make sets it)}
+params="$label|$name|$cmdline|$(readlink -f "$kernel")|$sde|$(sha256sum < "$here/mkiso.sh" | cut -c1-16)"
 if [[ -f $out && $(cat "$out.params" 2> /dev/null) == "$params" ]] \
     && [[ $out -nt $kernel && $out -nt $initrd && $out -nt $tree/LiveOS/squashfs.img ]]; then
     echo "iso: $out is up to date"
@@ -68,7 +69,18 @@ rm -f "$out.params"
 # partition carries the same label; on a USB stick udev's by-label link then
 # names that partition and the live medium is not found (seen: "cannot mount
 # /dev/sda3: unknown filesystem type 'hfsplus'")
-if ! grub-mkrescue -o "$out.tmp" "$tree" -- -volid "$label" -hfsplus off > "$out.log" 2>&1; then
+# Reproducible: every date of the ISO (volume dates, the UUID GRUB's EFI image
+# searches for, each file's) is SOURCE_DATE_EPOCH; the FAT of the EFI image gets a
+# serial number made from it (grub-mkrescue runs mformat without -N, which takes
+# one from the clock) through an mformat first in PATH
+wrap=$(mktemp -d)
+trap 'rm -rf -- "$wrap"' EXIT
+printf '#!/bin/sh\nexec %q -N %08x "$@"\n' "$(command -v mformat)" $((sde & 0xffffffff)) > "$wrap/mformat"
+chmod +x "$wrap/mformat"
+isodate=$(date -u -d "@$sde" +%Y%m%d%H%M%S00)
+if ! SOURCE_DATE_EPOCH=$sde PATH=$wrap:$PATH grub-mkrescue -o "$out.tmp" "$tree" -- -volid "$label" -hfsplus off \
+    -volume_date uuid "$isodate" -volume_date all_file_dates "=$sde" \
+    -volume_date c "=$sde" -volume_date m "=$sde" > "$out.log" 2>&1; then
     rm -f "$out.tmp"
     tail -n 20 "$out.log" >&2
     die "grub-mkrescue failed, full log in $out.log"
