@@ -25,8 +25,10 @@ tap_diag "reproducibility of make iso ROOTFS=$rootfs at $commit (SOURCE_DATE_EPO
 for c in a b; do
 	start=$SECONDS
 	rc=0
+	# a clean environment: nothing of this run's (BUILD, TOP, make's variables) leaks in
 	git clone -q --no-hardlinks "$TOP" "$dir/$c" >"$dir/$c.log" 2>&1 &&
-		env -u MAKEFLAGS -u MAKELEVEL make -C "$dir/$c" --no-print-directory iso ROOTFS="$rootfs" >>"$dir/$c.log" 2>&1 || rc=$?
+		env -i PATH="$PATH" HOME="$HOME" LANG=C.UTF-8 \
+			make -C "$dir/$c" --no-print-directory iso ROOTFS="$rootfs" >>"$dir/$c.log" 2>&1 || rc=$?
 	if ((rc == 0)); then
 		tap_ok "clone $c ($dir/$c): make iso ROOTFS=$rootfs from scratch ($((SECONDS - start)) s)"
 	else
@@ -51,7 +53,7 @@ else
 		done >"$dir/diffoscope.txt"
 	fi
 	mapfile -t lines < <(head -n 30 "$dir/diffoscope.txt" 2>/dev/null)
-	tap_notok "the two ISOs are the same bytes ($(sha256sum "$a" "$b" 2>&1 | cut -c1-16 | tr '\n' ' '); $dir/diffoscope.txt)" "${lines[@]}"
+	tap_notok "the two ISOs are the same bytes ($dir/diffoscope.txt)" "${lines[@]}"
 fi
 tap_summary
 ((LS_FAIL == 0))
