@@ -8,7 +8,7 @@
 # usage: mkinitramfs.sh OUT MODULE_DIR [KVER]
 set -euo pipefail
 
-out=${1:?usage: mkinitramfs.sh OUT MODULE_DIR [KVER]}
+out=$(realpath -m "${1:?usage: mkinitramfs.sh OUT MODULE_DIR [KVER]}")
 module=${2:?usage: mkinitramfs.sh OUT MODULE_DIR [KVER]}
 kver=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,7 +53,7 @@ cp "$SYSDRACUT/dracut-functions.sh" "$base/dracut-functions.sh"
 touch -d "@$sde" "$base/dracut-functions.sh"
 
 args=(--force --no-hostonly --no-hostonly-cmdline --no-early-microcode
-    --conf /dev/null --confdir "$work/empty-confdir"
+    --conf /dev/null --confdir empty-confdir
     -m "$MODULES" -o "$OMIT" --zstd --reproducible)
 if [[ -n $kver ]]; then
     args+=(--kver "$kver")
@@ -67,7 +67,9 @@ echo "initramfs: dracut -m \"$MODULES\" ($what) -> $out"
 start=$SECONDS
 rm -f "$params"
 # --reproducible with SOURCE_DATE_EPOCH: sorted cpio, every time clamped to it
-if ! SOURCE_DATE_EPOCH=$sde dracutbasedir=$base dracut "${args[@]}" "$out.tmp" > "$work/dracut.log" 2>&1; then
+# (run in $work: dracut records its options in the image, and a relative
+# --confdir keeps the build's folder out of it)
+if ! (cd "$work" && SOURCE_DATE_EPOCH=$sde dracutbasedir=$base dracut "${args[@]}" "$out.tmp") > "$work/dracut.log" 2>&1; then
     rm -f "$out.tmp"
     tail -n 20 "$work/dracut.log" >&2
     die "dracut failed, full log in $work/dracut.log"
