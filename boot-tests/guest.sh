@@ -7,7 +7,8 @@
 # Prints unnumbered TAP ("ok - ...", "not ok - ...", "# ...") on /dev/ttyS1, the
 # second serial port, which QEMU writes to results.log; run.sh numbers the lines.
 # Data: config (shell variables), manifest (the host's manifest of the packed tree),
-# manifest.sh, markers (optional: "PATH SHA256" lines that must exist).
+# manifest.sh, guest-lib.sh (gl_open, gl_check, ...), markers (optional: "PATH SHA256"
+# lines that must exist).
 
 D=/run/livesquash-tests
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -21,37 +22,15 @@ LS_IMG_REL=LiveOS/squashfs.img
 LS_COPYUP=""
 # shellcheck disable=SC1091
 . ./config
+# shellcheck disable=SC1091 # the shared guest functions (gl_*), in the test data too
+. ./guest-lib.sh
 
 LIVE=/run/initramfs/live
 BASE=/run/rootfsbase
 IMG=$LIVE/$LS_IMG_REL
 
-if [ -c /dev/ttyS1 ]; then
-	stty -F /dev/ttyS1 raw -echo 2>/dev/null
-	exec 3>/dev/ttyS1
-else
-	exec 3>/dev/console
-fi
-
+gl_open
 echo "# livesquash guest checks begin" >&3
-
-ok() { echo "ok - $*" >&3; }
-notok() { echo "not ok - $*" >&3; }
-diag() { echo "# $*" >&3; }
-# indent a file as TAP diagnostics, at most 20 lines
-diagfile() { head -n 20 "$1" | sed 's/^/#   /' >&3; }
-
-# check DESCRIPTION COMMAND...: the command's output becomes diagnostics on failure
-check() {
-	_d=$1
-	shift
-	if "$@" >"$TMPDIR/check.out" 2>&1; then
-		ok "$_d"
-	else
-		notok "$_d"
-		diagfile "$TMPDIR/check.out"
-	fi
-}
 
 # field N (1-based) of the last /proc/mounts line whose mount point is $1
 mount_field() {
@@ -80,18 +59,18 @@ same_manifest() {
 
 # manifest_of DIR OUT [EXCLUDES]: runs manifest.sh, reports its time
 manifest_of() {
-	_t0=$(cut -d' ' -f1 /proc/uptime)
+	gl_t0
 	if [ -n "${3:-}" ]; then
 		sh "$D/manifest.sh" -x "$3" "$1" >"$2" 2>"$2.err"
 	else
 		sh "$D/manifest.sh" "$1" >"$2" 2>"$2.err"
 	fi
 	_rc=$?
-	_t1=$(cut -d' ' -f1 /proc/uptime)
-	diag "manifest of $1: $(wc -l <"$2") paths in $(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.1f", b - a }') s"
+	_secs=$(gl_secs)
+	gl_diag "manifest of $1: $(wc -l <"$2") paths in $_secs s"
 	if [ "$_rc" -ne 0 ] || [ -s "$2.err" ]; then
-		diag "manifest.sh exit $_rc; its errors:"
-		diagfile "$2.err"
+		gl_diag "manifest.sh exit $_rc; its errors:"
+		gl_diagfile "$2.err"
 		return 1
 	fi
 	return 0
@@ -104,16 +83,16 @@ check_manifest() { # DESCRIPTION DIR [EXCLUDES]
 		else
 			cp "$D/manifest" "$TMPDIR/want"
 		fi
-		check "$1" same_manifest "$TMPDIR/want" "$TMPDIR/got"
+		gl_check "$1" same_manifest "$TMPDIR/want" "$TMPDIR/got"
 	else
-		notok "$1"
+		gl_notok "$1"
 	fi
 }
 
-diag "$LS_NAME: guest checks start at uptime $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)"
+gl_diag "$LS_NAME: guest checks start at uptime $(gl_uptime) s, kernel $(uname -r)"
 
 # 1. our driver is the one in this kernel
-check "kernel log has our driver's init line 'livesquash: squashfs 4.0 driver'" \
+gl_check "kernel log has our driver's init line 'livesquash: squashfs 4.0 driver'" \
 	sh -c "dmesg | grep -F 'livesquash: squashfs 4.0 driver'"
 
 # 2. / is an overlay on /run/rootfsbase
@@ -124,7 +103,7 @@ root_is_overlay() {
 	echo "/ is $root_type ($root_opts)"
 	[ "$root_type" = overlay ] && has_opt "$root_opts" lowerdir=$BASE
 }
-check "/ is overlayfs with lowerdir=$BASE" root_is_overlay
+gl_check "/ is overlayfs with lowerdir=$BASE" root_is_overlay
 
 # 3. /run/rootfsbase is our squashfs on a loop device backed by the image
 base_dev=$(mount_field $BASE 1)
@@ -134,7 +113,7 @@ base_is_squashfs() {
 	echo "$BASE: $base_dev $base_type $base_opts"
 	[ "$base_type" = squashfs ] && has_opt "$base_opts" ro
 }
-check "$BASE is mounted read-only with fs type squashfs" base_is_squashfs
+gl_check "$BASE is mounted read-only with fs type squashfs" base_is_squashfs
 loop_backing() { # /dev/loopN -> its backing file
 	cat "/sys/block/${1#/dev/}/loop/backing_file" 2>/dev/null
 }
@@ -143,13 +122,13 @@ base_on_image() {
 	case $base_dev in /dev/loop*) ;; *) return 1 ;; esac
 	[ "$(loop_backing "$base_dev")" = "$IMG" ]
 }
-check "$BASE is a loop device backed by $IMG" base_on_image
+gl_check "$BASE is a loop device backed by $IMG" base_on_image
 
 live_is_ro() {
 	echo "$LIVE: $(mount_field $LIVE 1) $(mount_field $LIVE 3) $(mount_field $LIVE 4)"
 	has_opt "$(mount_field $LIVE 4)" ro && [ -f "$IMG" ]
 }
-check "the medium is mounted read-only at $LIVE and holds $LS_IMG_REL" live_is_ro
+gl_check "the medium is mounted read-only at $LIVE and holds $LS_IMG_REL" live_is_ro
 
 # 4. markers that must be in the image (remastered ISOs)
 if [ -s "$D/markers" ]; then
@@ -161,7 +140,7 @@ if [ -s "$D/markers" ]; then
 				[ "$got" = "$msha" ] || return 1
 			done
 		}
-		check "marker ${mpath#.} is in $BASE and in / with the expected content" has_marker
+		gl_check "marker ${mpath#.} is in $BASE and in / with the expected content" has_marker
 	done <"$D/markers"
 fi
 
@@ -177,7 +156,7 @@ if [ -n "$upper" ] && [ -d "$upper" ]; then
 	(cd "$upper" && find . -xdev -type d) | sed 's/^/= /' >>"$TMPDIR/root.exclude"
 	(cd "$upper" && find . -xdev ! -type d) | sed 's/^/\/ /' >>"$TMPDIR/root.exclude"
 fi
-diag "/: $(grep -c . "$TMPDIR/root.exclude") paths excluded as changed at runtime"
+gl_diag "/: $(grep -c . "$TMPDIR/root.exclude") paths excluded as changed at runtime"
 check_manifest "manifest of / equals the host's, except mount points and runtime changes" / "$TMPDIR/root.exclude"
 
 # 7. writes land in the tmpfs upper, the lower layer stays as it was
@@ -191,7 +170,7 @@ write_lands_in_upper() {
 	echo "upper is on $(df -P "$upper" | awk 'NR == 2 { print $1 }')"
 	rm "/$f" && [ ! -e "/$f" ]
 }
-check "a new file in / lands in the overlay's upper dir, not in $BASE" write_lands_in_upper
+gl_check "a new file in / lands in the overlay's upper dir, not in $BASE" write_lands_in_upper
 
 if [ -n "$LS_COPYUP" ]; then
 	copy_up() {
@@ -204,14 +183,14 @@ if [ -n "$LS_COPYUP" ]; then
 		tail -n 1 "$upper/$p" | grep -qx "appended by guest.sh" || { echo "not copied up to $upper/$p"; return 1; }
 		cmp "/$p" "$upper/$p"
 	}
-	check "appending to ${LS_COPYUP#.} copies it up; the lower file is unchanged" copy_up
+	gl_check "appending to ${LS_COPYUP#.} copies it up; the lower file is unchanged" copy_up
 fi
 
 # 8. the image mounts a second time, read-only, elsewhere, as a user would
 # (util-linux may reuse the loop device, and so the superblock, of $BASE)
 MNT=$D/mnt
 mkdir -p "$MNT"
-check "the image loop-mounts a second time: mount -t squashfs -o ro,loop $IMG $MNT" \
+gl_check "the image loop-mounts a second time: mount -t squashfs -o ro,loop $IMG $MNT" \
 	mount -t squashfs -o ro,loop "$IMG" "$MNT"
 mnt_dev=$(mount_field "$MNT" 1)
 second_mount() {
@@ -219,10 +198,10 @@ second_mount() {
 	[ "$(mount_field "$MNT" 3)" = squashfs ] && has_opt "$(mount_field "$MNT" 4)" ro &&
 		[ "$(loop_backing "$mnt_dev")" = "$IMG" ]
 }
-check "the second mount is squashfs, read-only, on a loop device backed by the image" second_mount
+gl_check "the second mount is squashfs, read-only, on a loop device backed by the image" second_mount
 check_manifest "manifest of the second mount equals the host's" "$MNT"
-check "umount $MNT" umount "$MNT"
-check "$MNT is gone from /proc/mounts" sh -c "! grep -q ' $MNT ' /proc/mounts"
+gl_check "umount $MNT" umount "$MNT"
+gl_check "$MNT is gone from /proc/mounts" sh -c "! grep -q ' $MNT ' /proc/mounts"
 
 # 9. a superblock of its own: a fresh read-only loop device, mounted; then every
 # cache dropped and everything read again from the device
@@ -237,15 +216,15 @@ own_sb() {
 	echo "$MNT2: $(mount_field "$MNT2" 1) $(mount_field "$MNT2" 3) $(mount_field "$MNT2" 4)"
 	[ "$(mount_field "$MNT2" 3)" = squashfs ]
 }
-check "the image mounts with a superblock of its own: losetup -r on a free loop device, mount -t squashfs -o ro" own_sb
+gl_check "the image mounts with a superblock of its own: losetup -r on a free loop device, mount -t squashfs -o ro" own_sb
 check_manifest "manifest of that mount (cold caches) equals the host's" "$MNT2"
 sync
-check "echo 3 > /proc/sys/vm/drop_caches" sh -c 'echo 3 > /proc/sys/vm/drop_caches'
+gl_check "echo 3 > /proc/sys/vm/drop_caches" sh -c 'echo 3 > /proc/sys/vm/drop_caches'
 check_manifest "manifest of that mount after drop_caches equals the host's" "$MNT2"
 check_manifest "manifest of $BASE after drop_caches equals the host's" $BASE
 
 # 10. umount works and the loop device can be released
-check "umount $MNT2" umount "$MNT2"
+gl_check "umount $MNT2" umount "$MNT2"
 released() {
 	grep -q " $MNT2 " /proc/mounts && { echo "$MNT2 still in /proc/mounts"; return 1; }
 	losetup -d "$loopdev" || return 1
@@ -253,8 +232,8 @@ released() {
 	echo "$loopdev backing file after losetup -d: '$b'"
 	[ -z "$b" ]
 }
-check "after umount $MNT2 is gone from /proc/mounts and losetup -d frees $loopdev" released
+gl_check "after umount $MNT2 is gone from /proc/mounts and losetup -d frees $loopdev" released
 
-diag "$LS_NAME: guest checks end at uptime $(cut -d' ' -f1 /proc/uptime) s"
+gl_diag "$LS_NAME: guest checks end at uptime $(gl_uptime) s"
 echo "# livesquash guest checks done" >&3
 exec 3>&-

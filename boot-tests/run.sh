@@ -189,7 +189,7 @@ live_boot() {
 	data=$dir/data
 	rm -rf "$data"
 	mkdir -p "$data"
-	cp "$here/guest.sh" "$here/manifest.sh" "$data/"
+	cp "$here/guest.sh" "$here/guest-lib.sh" "$here/manifest.sh" "$data/"
 	cp "$manifest" "$data/manifest"
 	if [[ -n $markers ]]; then cp "$markers" "$data/markers"; else : >"$data/markers"; fi
 	# a file to append to (copy-up): /etc/hostname, else the first plain file in /etc

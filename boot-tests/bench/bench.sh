@@ -173,6 +173,7 @@ done
 cp "$B/bin/lsqbench" "$s/bin/lsqbench"
 cp "$here/guest-init.sh" "$s/init"
 chmod 755 "$s/init"
+cp "$TOP/boot-tests/guest-lib.sh" "$s/guest-lib.sh"
 mknod "$s/dev/console" c 5 1
 for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk \
 	crc32c_generic libcrc32c erofs loop; do

@@ -8,6 +8,7 @@
 # Every disk's virtio serial names it: t-sq-COMP-BS / b-sq-COMP-BS (squashfs, tree / big
 # files), t-erofs-X / b-erofs-X (EROFS).
 # Results go to /dev/ttyS1 as "@@ RES ROUND DRIVER IMAGE WORKLOAD key=value..." lines.
+# /guest-lib.sh: the functions the guests share (gl_*).
 PATH=/bin
 export PATH
 mount -t proc proc /proc
@@ -16,35 +17,23 @@ mount -t devtmpfs dev /dev
 mkdir -p /mnt /tmp /m
 # shellcheck disable=SC1091 # written by bench.sh into the initramfs
 . /bench.conf
+# shellcheck disable=SC1091 # bench.sh copies boot-tests/guest-lib.sh there
+. /guest-lib.sh
+# shellcheck disable=SC2034 # read by gl_first: error texts cut at 300 characters
+GL_FIRST_WIDTH=300
 
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-exec 3>/dev/ttyS1
-say() { echo "@@ $*" >&3; }
-first() { head -n "$1" "$2" | tr '\n\t' '| ' | cut -c1-300; }
-
-say "START kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) mem=$(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d ' ' -f 2)"
+gl_open
+gl_say "START kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) mem=$(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d ' ' -f 2)"
 for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk \
 	crc32c_generic libcrc32c erofs loop; do
 	[ -f "/lib/modules/deps/$m.ko" ] || continue
 	a=""
 	[ $m = loop ] && a="max_loop=$MEMN"
 	# shellcheck disable=SC2086 # $a: no argument or one
-	insmod "/lib/modules/deps/$m.ko" $a 2>/tmp/err || say "INSMOD-FAIL $m $(first 2 /tmp/err)"
+	insmod "/lib/modules/deps/$m.ko" $a 2>/tmp/err || gl_say "INSMOD-FAIL $m $(gl_first 2 /tmp/err)"
 done
-i=0
-nvd() {
-	c=0
-	for b in /sys/block/vd*; do [ -e "$b" ] && c=$((c + 1)); done
-	echo $c
-}
-while [ "$(nvd)" -lt "$NDISKS" ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-for b in /sys/block/vd*; do
-	[ -e "$b" ] && echo "$(cat "$b/serial") ${b##*/}"
-done | sort >/tmp/disks
-say "DISKS $(wc -l </tmp/disks) of $NDISKS"
+gl_wait_disks "$NDISKS" >/tmp/disks
+gl_say "DISKS $(wc -l </tmp/disks) of $NDISKS"
 has() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 drop() {
@@ -54,9 +43,9 @@ drop() {
 # res ROUND DRV ID WORKLOAD OUTPUTFILE RC
 res() {
 	if [ "$6" -eq 0 ] && [ -s /tmp/o ]; then
-		say "RES $1 $2 $3 $4 $(tail -n 1 /tmp/o)"
+		gl_say "RES $1 $2 $3 $4 $(tail -n 1 /tmp/o)"
 	else
-		say "FAIL $1 $2 $3 $4 rc=$6 $(first 1 /tmp/o) $(first 2 /tmp/err)"
+		gl_say "FAIL $1 $2 $3 $4 rc=$6 $(gl_first 1 /tmp/o) $(gl_first 2 /tmp/err)"
 	fi
 }
 # fresh ROUND DRV ID FSTYPE DEV: umount, drop caches, mount again (mount time recorded)
@@ -164,14 +153,14 @@ mem_test() {
 	k=0
 	while [ $k -lt "$MEMN" ]; do
 		k=$((k + 1))
-		losetup -r "/dev/loop$((k - 1))" "/dev/$5" 2>/tmp/err || say "FAIL $1 $2 $3 mem rc=1 losetup $(first 1 /tmp/err)"
+		losetup -r "/dev/loop$((k - 1))" "/dev/$5" 2>/tmp/err || gl_say "FAIL $1 $2 $3 mem rc=1 losetup $(gl_first 1 /tmp/err)"
 		mkdir -p "/m/$k"
 	done
 	snap /tmp/s0
 	k=0
 	while [ $k -lt "$MEMN" ]; do
 		k=$((k + 1))
-		mount -t "$4" -o ro "/dev/loop$((k - 1))" "/m/$k" 2>/tmp/err || say "FAIL $1 $2 $3 mem rc=1 $(first 1 /tmp/err)"
+		mount -t "$4" -o ro "/dev/loop$((k - 1))" "/m/$k" 2>/tmp/err || gl_say "FAIL $1 $2 $3 mem rc=1 $(gl_first 1 /tmp/err)"
 		if [ $k -eq 1 ]; then
 			snap /tmp/s1
 			memdelta "$1" "$2" "$3" mem1 /tmp/s0 /tmp/s1
@@ -199,41 +188,36 @@ while [ "$r" -lt "$ROUNDS" ]; do
 		stock | ours)
 			dmesg -c >/dev/null
 			if insmod "/lib/modules/drv/$drv/squashfs.ko" 2>/tmp/err; then
-				say "INSMOD $r $drv ok taint=$(cat /sys/module/squashfs/taint) coresize=$(cat /sys/module/squashfs/coresize) banner=$(dmesg | grep -c 'livesquash: squashfs 4.0 driver')"
+				gl_say "INSMOD $r $drv ok taint=$(cat /sys/module/squashfs/taint) coresize=$(cat /sys/module/squashfs/coresize) banner=$(dmesg | grep -c 'livesquash: squashfs 4.0 driver')"
 			else
-				say "INSMOD $r $drv fail $(first 2 /tmp/err)"
+				gl_say "INSMOD $r $drv fail $(gl_first 2 /tmp/err)"
 				continue
 			fi
 			fstype=squashfs pre=sq
 			;;
 		erofs)
-			say "INSMOD $r erofs ok fs=$(grep -c erofs /proc/filesystems) coresize=$(cat /sys/module/erofs/coresize)"
+			gl_say "INSMOD $r erofs ok fs=$(grep -c erofs /proc/filesystems) coresize=$(cat /sys/module/erofs/coresize)"
 			fstype=erofs pre=erofs
 			;;
 		esac
-		say "ROUND $r $drv t=$(cut -d " " -f 1 /proc/uptime)"
+		gl_say "ROUND $r $drv t=$(gl_uptime)"
 		while read -r id vd; do
 			case $id in
 			t-$pre-*)
-				say "BEGIN $r $drv $id t=$(cut -d " " -f 1 /proc/uptime)"
+				gl_say "BEGIN $r $drv $id t=$(gl_uptime)"
 				tree_image "$r" "$drv" "$id" "$fstype" "$vd"
 				has mem && mem_test "$r" "$drv" "$id" "$fstype" "$vd"
 				;;
 			b-$pre-*)
-				say "BEGIN $r $drv $id t=$(cut -d " " -f 1 /proc/uptime)"
+				gl_say "BEGIN $r $drv $id t=$(gl_uptime)"
 				big_image "$r" "$drv" "$id" "$fstype" "$vd"
 				;;
 			esac
 		done </tmp/disks
 		case $drv in
-		stock | ours)
-			rc=0
-			rmmod squashfs 2>/tmp/err || rc=$?
-			say "RMMOD $r $drv rc=$rc $(first 1 /tmp/err)"
-			;;
+		stock | ours) gl_rmmod squashfs "$r" "$drv" ;;
 		esac
 	done
 done
-say "DONE t=$(cut -d " " -f 1 /proc/uptime)"
-sync
-poweroff -f
+gl_say "DONE t=$(gl_uptime)"
+gl_poweroff

@@ -272,7 +272,7 @@ else
 	not_ok "corrupt.py: $(tail -n 3 "$R/corrupt.log" | tr '\n' '|')"
 fi
 
-# --- initramfs: busybox, lsqx, manifest.sh, /init (+ Debian's modules) ---
+# --- initramfs: busybox, lsqx, manifest.sh, /init, guest-lib.sh (+ Debian's modules) ---
 # mkinitrd OUT [debian]
 mkinitrd() {
 	local out=$1 s=$R/initrd-stage a
@@ -286,6 +286,7 @@ mkinitrd() {
 	cp "$TOP/boot-tests/manifest.sh" "$s/bin/manifest.sh"
 	cp "$here/guest-init.sh" "$s/init"
 	chmod 755 "$s/init"
+	cp "$TOP/boot-tests/guest-lib.sh" "$s/guest-lib.sh"
 	cp "$R/expected" "$s/expected"
 	while IFS=$'\t' read -r a _; do
 		cp "$R/exp-$a.man" "$s/expected-$a.man"
