@@ -250,6 +250,22 @@ cfg_mode() {
 is_fat() { [[ -f $1 ]] && mdir -i "$1" :: >/dev/null 2>&1; }
 
 # fat_extract IMG DIR: every file of a FAT image
+
+# fat_check DESCRIPTION OLD NEW LABEL: the files of two FAT images (mtools) are the
+# same but for the kernel command lines the remaster edited (tree_compare); uses $d
+fat_check() {
+	local out
+	local -a l=()
+	fat_extract "$2" "$d/fat-old" || true
+	fat_extract "$3" "$d/fat-new" || true
+	: >"$d/fat-skip"
+	if out=$(tree_compare "$d/fat-old" "$d/fat-new" "$4" "$d/fat-skip"); then
+		tap_ok "$1: files identical, $(cat "$W/cfg.count") kernel command lines edited (mtools)"
+	else
+		mapfile -t l < <(printf '%s\n' "$out" | head -n 16)
+		tap_notok "$1: files identical, kernel command lines edited (mtools)" "${l[@]}"
+	fi
+}
 fat_extract() {
 	rm -rf "$2"
 	mkdir -p "$2"
@@ -600,16 +616,8 @@ iso_rest() {
 	# FAT images on the ISO and appended partitions: their files, their configurations
 	local -a pieces=() 
 	for f in "${fats[@]}"; do
-		fat_extract "$d/old/$f" "$d/fat-old" || true
-		fat_extract "$d/new/$f" "$d/fat-new" || true
 		pieces+=("${f#./}")
-		: >"$d/fat-skip"
-		if out=$(tree_compare "$d/fat-old" "$d/fat-new" "${f#./}" "$d/fat-skip"); then
-			tap_ok "$tag FAT image ${f#./}: files identical, $(cat "$W/cfg.count") kernel command lines edited (mtools)"
-		else
-			mapfile -t l < <(printf '%s\n' "$out" | head -n 16)
-			tap_notok "$tag FAT image ${f#./}: files identical, kernel command lines edited (mtools)" "${l[@]}"
-		fi
+		fat_check "$tag FAT image ${f#./}" "$d/old/$f" "$d/new/$f" "${f#./}"
 	done
 	local n start count
 	while read -r n start count; do
@@ -629,15 +637,7 @@ iso_rest() {
 			fi
 			continue
 		fi
-		fat_extract "$d/part-old.img" "$d/fat-old"
-		fat_extract "$d/part-new.img" "$d/fat-new"
-		: >"$d/fat-skip"
-		if out=$(tree_compare "$d/fat-old" "$d/fat-new" "partition $n" "$d/fat-skip"); then
-			tap_ok "$tag appended EFI partition $n (FAT): files identical, $(cat "$W/cfg.count") kernel command lines edited (mtools)"
-		else
-			mapfile -t l < <(printf '%s\n' "$out" | head -n 16)
-			tap_notok "$tag appended EFI partition $n (FAT): files identical, kernel command lines edited (mtools)" "${l[@]}"
-		fi
+		fat_check "$tag appended EFI partition $n (FAT)" "$d/part-old.img" "$d/part-new.img" "partition $n"
 	done < <(appended_parts "$FX/$(iso_of "$name").iso")
 	rm -rf "$d/fat-old" "$d/fat-new" "$d/part-old.img" "$d/part-new.img"
 	# the checksum lists: verify, and only the lines of changed files differ
