@@ -78,6 +78,10 @@ rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/cache/apt/*.bin \
     "$dir"/var/lib/apt/lists/* "$dir"/var/log/*.log "$dir"/var/log/apt/* \
     "$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/info/*
 mkdir -p "$dir/var/lib/apt/lists/partial"
+# ldconfig's aux-cache records the inode numbers and times of the libraries it saw,
+# which differ from build to build (the only difference between two clean builds'
+# Debian images); ldconfig makes it again when it needs one
+rm -f "$dir/var/cache/ldconfig/aux-cache"
 echo "deb $MIRROR $SUITE main" > "$dir/etc/apt/sources.list"
 
 # squashfs cannot store POSIX ACLs (systemd's postinst puts one on
