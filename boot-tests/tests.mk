@@ -61,7 +61,7 @@ check-suites: ## run only the boot-test suites named in SUITES=...
 	@$(BOOT_TESTS) $(SUITES)
 
 check-accel: ## print the QEMU accelerator the tests use (kvm or tcg; probed once, cached in build/accel)
-	@bash $(TOP)/boot-tests/accel.sh
+	@bash $(TOP)/iso/accel.sh
 
 check-lint: deps kernel-tree ## static checks (TAP): shellcheck every shell script, checkpatch --strict and sparse (C=2) + W=1 on fs-squashfs/
 	@bash $(TOP)/boot-tests/lint.sh

@@ -19,15 +19,15 @@ command -v qemu-system-x86_64 > /dev/null || die "qemu-system-x86_64 missing: ru
 case $accel in
     kvm | tcg) ;;
     auto)
-        if [[ -f $top/boot-tests/accel.sh ]]; then
-            accel=$(bash "$top/boot-tests/accel.sh") || accel=tcg
+        if [[ -f $top/iso/accel.sh ]]; then
+            accel=$(bash "$top/iso/accel.sh") || accel=tcg
         else
             accel=tcg
         fi
         ;;
     *) die "ACCEL must be auto, kvm or tcg, not '$accel'" ;;
 esac
-[[ $accel == kvm || $accel == tcg ]] || die "boot-tests/accel.sh printed '$accel', not kvm or tcg"
+[[ $accel == kvm || $accel == tcg ]] || die "iso/accel.sh printed '$accel', not kvm or tcg"
 
 fw=()
 case $firmware in

@@ -1,5 +1,6 @@
 #!/bin/bash
-# boot-tests/accel.sh: print the QEMU accelerator to use, `kvm` or `tcg`.
+# iso/accel.sh: print the QEMU accelerator to use, `kvm` or `tcg` (for `make run`,
+# iso/qemu-lib.sh's ls_qemu and so iso/check-iso and every boot test).
 #
 # ACCEL=kvm|tcg forces the answer. ACCEL=auto (the default) probes once: it boots a
 # kernel with -accel kvm under `timeout 20` and answers kvm only if a kernel console
