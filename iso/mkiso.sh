@@ -39,27 +39,47 @@ cp "$kernel" "$tree/boot/vmlinuz"
 cp "$initrd" "$tree/boot/initrd.img"
 chmod 0644 "$tree/boot/vmlinuz" "$tree/boot/initrd.img"
 
-echo "iso: GRUB menu (serial + screen, timeout 3 s, root=live:CDLABEL=$label)"
-cat > "$tree/boot/grub/grub.cfg" <<EOT
+# the menu entries: title suffix and the options they add to $cmdline
+entries=(
+    "|"
+    " (copy to RAM)|rd.live.ram"
+    " (persistent: partition LSPERSIST, see iso/mkpersist)|rd.live.overlay=LABEL=LSPERSIST"
+    " (check the medium first)|rd.live.check"
+    " (debug shell)|rd.shell rd.debug"
+)
+# menu_entries EXTRA: the entries, each with EXTRA appended to its command line
+menu_entries() {
+    local e title opts
+    for e in "${entries[@]}"; do
+        title=${e%%|*}
+        opts=${e#*|}
+        printf '\nmenuentry "livesquash (%s)%s" {\n' "$name" "$title"
+        printf '\techo "Loading kernel and initrd ..."\n'
+        printf '\tlinux /boot/vmlinuz %s\n' "$cmdline${opts:+ $opts}$1"
+        printf '\tinitrd /boot/initrd.img\n}\n'
+    done
+}
+
+echo "iso: GRUB menu (serial + screen, timeout 3 s, root=live:CDLABEL=$label; ${#entries[@]} entries) and loopback.cfg"
+{
+    cat <<EOT
 # livesquash live ISO ($name)
 serial --unit=0 --speed=115200
 terminal_input serial console
 terminal_output serial console
 set timeout=3
 set default=0
-
-menuentry "livesquash ($name)" {
-	echo "Loading kernel and initrd ..."
-	linux /boot/vmlinuz $cmdline
-	initrd /boot/initrd.img
-}
-
-menuentry "livesquash ($name) (debug shell)" {
-	echo "Loading kernel and initrd ..."
-	linux /boot/vmlinuz $cmdline rd.shell rd.debug
-	initrd /boot/initrd.img
-}
 EOT
+    menu_entries ""
+} > "$tree/boot/grub/grub.cfg"
+# GRUB's loopback.cfg convention (multiboot sticks, a GRUB `loopback` of the
+# ISO file): the caller sets root to the looped ISO and iso_path to the file's
+# path on its disk; the initramfs finds the file again with iso-scan/filename=
+{
+    echo "# livesquash live ISO ($name), booted from an ISO file: GRUB's loopback.cfg"
+    # shellcheck disable=SC2016 # ${iso_path} is GRUB's
+    menu_entries ' iso-scan/filename=${iso_path}'
+} > "$tree/boot/grub/loopback.cfg"
 
 echo "iso: grub-mkrescue (BIOS + UEFI hybrid, volume $label) -> $out"
 start=$SECONDS

@@ -4,16 +4,26 @@
 #
 # State lives in /tmp/livesquash/ of the initramfs (one value per file, so
 # labels with spaces or quotes need no escaping):
-#   spec      what root=live: asked for (CDLABEL=X, LABEL=X, UUID=X, /dev/...)
-#   dev       the device node that spec names (/dev/disk/by-label/X, ...)
+#   spec      what root=live: asked for (CDLABEL=X, LABEL=X, UUID=X, PARTUUID=X, ...)
+#   dev       the device node of the medium (/dev/disk/by-label/X, ..., or the
+#             loop device of an iso-scan/filename= ISO once it is found)
 #   dir img   rd.live.dir and rd.live.squashimg
 #   timeout   rd.live.timeout in seconds (0: wait forever)
 #   deadline  /proc/uptime second after which the medium counts as missing
+#   isoscan   iso-scan/filename=, isoloop the loop device of that file
+#   check ram ovlsize  rd.live.check (1), rd.live.ram (1), rd.live.overlay.size= (MiB)
+#   ovl ovlreset ovlro  rd.live.overlay= and its .reset/.readonly (1)
+#   imgpath   the image the root is mounted from (on the medium, or its RAM copy)
 
 LIVESQUASH_STATE=/tmp/livesquash
 LIVESQUASH_LIVE=/run/initramfs/live
+LIVESQUASH_ISOSCAN=/run/initramfs/isoscan
+LIVESQUASH_RAM=/run/initramfs/ram
+LIVESQUASH_PERSIST=/run/initramfs/persist
 LIVESQUASH_BASE=/run/rootfsbase
 LIVESQUASH_OVERLAY=/run/overlayfs
+# MiB of MemAvailable that rd.live.ram leaves free besides the image's copy
+LIVESQUASH_RAM_RESERVE=256
 
 livesquash_get() {
     _ls_v=
@@ -32,31 +42,27 @@ livesquash_uptime() {
     echo "${_ls_up%%.*}"
 }
 
-# Escape a label the way udev names /dev/disk/by-label/ links.
-livesquash_label_path() {
-    printf '%s' "$1" | sed 's,\\,\\x5c,g;s,/,\\x2f,g;s, ,\\x20,g'
-}
-
-# spec (CDLABEL=X LABEL=X UUID=X /dev/...) -> device path; fails if unknown
+# spec -> device path, through dracut's label_uuid_to_dev (CDLABEL= is
+# dmsquash-live's name for LABEL=); fails for a form it does not know
 livesquash_spec_to_dev() {
     case "$1" in
-        CDLABEL=?* | LABEL=?*)
-            echo "/dev/disk/by-label/$(livesquash_label_path "${1#*LABEL=}")"
-            ;;
-        UUID=?*)
-            echo "/dev/disk/by-uuid/${1#UUID=}"
-            ;;
-        /dev/?*)
-            echo "$1"
-            ;;
-        *)
-            return 1
-            ;;
+        CDLABEL=?*) label_uuid_to_dev "LABEL=${1#CDLABEL=}" ;;
+        LABEL=?* | UUID=?* | PARTUUID=?* | PARTLABEL=?* | /dev/?*) label_uuid_to_dev "$1" ;;
+        *) return 1 ;;
     esac
+}
+
+# MiB, rounded up, of a file
+livesquash_mib() {
+    _ls_b=$(stat -L -c %s "$1" 2> /dev/null) || _ls_b=0
+    echo $(((_ls_b + 1048575) / 1048576))
 }
 
 # true when the medium is there and carries a filesystem
 livesquash_medium_ready() {
+    if [ -n "$(livesquash_get isoscan)" ] && [ -z "$(livesquash_get isoloop)" ]; then
+        livesquash_isoscan || return 1
+    fi
     _ls_dev=$(livesquash_get dev)
     [ -b "$_ls_dev" ] || return 1
     case "$_ls_dev" in
@@ -65,9 +71,35 @@ livesquash_medium_ready() {
     [ -n "$(blkid -o value -s TYPE "$_ls_dev" 2> /dev/null)" ]
 }
 
+# iso-scan/filename=: look for the file on every filesystem not tried yet;
+# when found, keep that filesystem mounted read-only, loop the file read-only
+# and make the loop device the medium
+livesquash_isoscan() {
+    _ls_file=$(livesquash_get isoscan)
+    mkdir -p "$LIVESQUASH_ISOSCAN" "$LIVESQUASH_STATE/isoscan-tried"
+    for _ls_d in $(blkid -c /dev/null -o device 2> /dev/null); do
+        case "$_ls_d" in /dev/loop*) continue ;; esac
+        _ls_key=$(echo "$_ls_d" | tr / _)
+        [ -e "$LIVESQUASH_STATE/isoscan-tried/$_ls_key" ] && continue
+        : > "$LIVESQUASH_STATE/isoscan-tried/$_ls_key"
+        _ls_t=$(blkid -o value -s TYPE "$_ls_d" 2> /dev/null)
+        case "$_ls_t" in '' | swap | LVM2_member | crypto_LUKS | linux_raid_member | squashfs) continue ;; esac
+        mount -n -t "$_ls_t" -o ro "$_ls_d" "$LIVESQUASH_ISOSCAN" 2> /dev/null || continue
+        if [ -f "$LIVESQUASH_ISOSCAN/${_ls_file#/}" ] \
+            && _ls_loop=$(losetup -r -f --show "$LIVESQUASH_ISOSCAN/${_ls_file#/}"); then
+            info "livesquash: found $_ls_file on $_ls_d ($_ls_t), looped on $_ls_loop"
+            livesquash_set isoloop "$_ls_loop"
+            livesquash_set dev "$_ls_loop"
+            return 0
+        fi
+        umount -n "$LIVESQUASH_ISOSCAN"
+    done
+    return 1
+}
+
 # Report one clear failure and go to dracut's emergency shell.  With
 # rd.shell=0 dracut then runs rd.emergency= (default: halt).  If the user
-# leaves the shell, the caller retries.
+# leaves the shell, the caller retries (or, for a failed check, goes on).
 livesquash_fail() {
     livesquash_set failure "livesquash: $*"
     emergency_shell -n livesquash "livesquash: $*"
@@ -79,93 +111,330 @@ livesquash_check_deadline() {
     _ls_timeout=$(livesquash_get timeout)
     [ "${_ls_timeout:-0}" -gt 0 ] || return 0
     [ "$(livesquash_uptime)" -ge "$(livesquash_get deadline)" ] || return 0
-    livesquash_fail "live medium $(livesquash_get spec) not found after $_ls_timeout s"
+    if [ -n "$(livesquash_get isoscan)" ]; then
+        livesquash_fail "ISO file $(livesquash_get isoscan) (iso-scan/filename) not found on any disk after $_ls_timeout s"
+        rm -rf "$LIVESQUASH_STATE/isoscan-tried"
+    else
+        livesquash_fail "live medium $(livesquash_get spec) not found after $_ls_timeout s"
+    fi
     # back from the shell: wait once more
     livesquash_set deadline $(($(livesquash_uptime) + _ls_timeout))
 }
 
-# is something mounted exactly at $1?
-livesquash_mounted() {
-    while read -r _ _ls_mp _ || [ -n "$_ls_mp" ]; do
-        [ "$_ls_mp" = "$1" ] && return 0
-    done < /proc/mounts
-    return 1
+# initqueue finished job for rd.live.overlay=: its device is there, or the
+# medium's wait (at most 15 s of it) is over; the mount hook says which
+livesquash_persist_ready() {
+    [ -z "$(livesquash_get ovl)" ] && return 0
+    [ -b "$(livesquash_get ovldev)" ] && return 0
+    [ "$(livesquash_uptime)" -ge "$(livesquash_get ovldeadline)" ]
 }
 
 # run mount "$@", report "cannot mount WHAT: REASON" on failure
 livesquash_mount() {
     _ls_what=$1
     shift
-    if ! mount -n "$@" 2> "$LIVESQUASH_STATE/mount.err"; then
-        # util-linux: "mount: /mnt/point: reason.\n   dmesg(1) may have ..."
-        _ls_why=$(sed -n '1p' "$LIVESQUASH_STATE/mount.err")
-        _ls_why=${_ls_why#mount: }
-        case "$_ls_why" in
-            /*:\ *) _ls_why=${_ls_why#*: } ;;
-        esac
-        _ls_why=${_ls_why%.}
-        livesquash_fail "cannot mount $_ls_what: ${_ls_why:-mount failed}"
+    if ! livesquash_try_mount "$@"; then
+        livesquash_fail "cannot mount $_ls_what: $LIVESQUASH_WHY"
         return 1
     fi
     return 0
 }
 
-# medium -> /run/initramfs/live, image -> /run/rootfsbase,
-# tmpfs -> /run/overlayfs, overlay -> $NEWROOT.  Each step is skipped when
-# already done, so the mount hook may run any number of times.
-livesquash_mount_root() {
-    _ls_spec=$(livesquash_get spec)
-    _ls_dev=$(readlink -f "$(livesquash_get dev)")
-    _ls_rel="$(livesquash_get dir)/$(livesquash_get img)"
-    _ls_rel=${_ls_rel#/}
+# mount "$@"; on failure LIVESQUASH_WHY is mount(8)'s reason in one line
+livesquash_try_mount() {
+    mkdir -p "$LIVESQUASH_STATE"
+    mount -n "$@" 2> "$LIVESQUASH_STATE/mount.err" && return 0
+    # util-linux: "mount: /mnt/point: reason.\n   dmesg(1) may have ..."
+    LIVESQUASH_WHY=$(sed -n '1p' "$LIVESQUASH_STATE/mount.err")
+    LIVESQUASH_WHY=${LIVESQUASH_WHY#mount: }
+    case "$LIVESQUASH_WHY" in
+        /*:\ *) LIVESQUASH_WHY=${LIVESQUASH_WHY#*: } ;;
+    esac
+    LIVESQUASH_WHY=${LIVESQUASH_WHY%.}
+    LIVESQUASH_WHY=${LIVESQUASH_WHY:-mount failed}
+    return 1
+}
 
+# medium -> /run/initramfs/live, [check], [copy to RAM], image ->
+# /run/rootfsbase, overlay (tmpfs or persistent) -> $NEWROOT.  Each step is
+# skipped when already done, so the mount hook may run any number of times.
+livesquash_mount_root() {
     # (all built into our kernel; modules of a stock kernel)
     for _ls_mod in loop squashfs overlay; do
         modprobe -q "$_ls_mod" 2> /dev/null
     done
+    livesquash_mount_medium || return 1
+    livesquash_check_image || return 1
+    livesquash_to_ram
+    livesquash_mount_image || return 1
+    livesquash_release_medium
+    livesquash_mount_overlay
+}
 
-    if ! livesquash_mounted "$LIVESQUASH_LIVE"; then
-        _ls_type=$(blkid -o value -s TYPE "$_ls_dev" 2> /dev/null)
-        if [ -z "$_ls_type" ]; then
-            livesquash_fail "cannot mount $_ls_spec ($_ls_dev): no filesystem found"
-            return 1
-        fi
-        mkdir -p "$LIVESQUASH_LIVE"
-        info "livesquash: mounting $_ls_dev ($_ls_type) on $LIVESQUASH_LIVE"
-        livesquash_mount "$_ls_dev" -t "$_ls_type" -o ro "$_ls_dev" "$LIVESQUASH_LIVE" || return 1
+livesquash_rel() {
+    _ls_rel="$(livesquash_get dir)/$(livesquash_get img)"
+    echo "${_ls_rel#/}"
+}
+
+livesquash_mount_medium() {
+    ismounted "$LIVESQUASH_LIVE" && return 0
+    ismounted "$LIVESQUASH_BASE" && return 0 # the medium is already released
+    _ls_spec=$(livesquash_get spec)
+    _ls_dev=$(readlink -f "$(livesquash_get dev)")
+    _ls_type=$(blkid -o value -s TYPE "$_ls_dev" 2> /dev/null)
+    if [ -z "$_ls_type" ]; then
+        livesquash_fail "cannot mount $_ls_spec ($_ls_dev): no filesystem found"
+        return 1
     fi
-
-    if ! livesquash_mounted "$LIVESQUASH_BASE"; then
-        if ! [ -f "$LIVESQUASH_LIVE/$_ls_rel" ]; then
-            livesquash_fail "root image $_ls_rel not found on $_ls_dev"
-            return 1
-        fi
-        mkdir -p "$LIVESQUASH_BASE"
-        info "livesquash: mounting $_ls_rel on $LIVESQUASH_BASE"
-        livesquash_mount "$_ls_rel" -t squashfs -o ro,loop \
-            "$LIVESQUASH_LIVE/$_ls_rel" "$LIVESQUASH_BASE" || return 1
+    mkdir -p "$LIVESQUASH_LIVE"
+    info "livesquash: mounting $_ls_dev ($_ls_type) on $LIVESQUASH_LIVE"
+    # a filesystem on a whole disk claims the disk, and then no partition of
+    # it can be mounted (EBUSY): with persistence (a partition on the same
+    # stick) the medium is mounted through a read-only loop device instead
+    _ls_opt=ro
+    case "$_ls_dev" in
+        /dev/sr* | /dev/loop*) ;;
+        *) [ -n "$(livesquash_get ovl)" ] && _ls_opt=ro,loop ;;
+    esac
+    livesquash_mount "$_ls_dev" -t "$_ls_type" -o "$_ls_opt" "$_ls_dev" "$LIVESQUASH_LIVE" || return 1
+    _ls_rel=$(livesquash_rel)
+    if ! [ -f "$LIVESQUASH_LIVE/$_ls_rel" ]; then
+        livesquash_fail "root image $_ls_rel not found on $_ls_dev"
+        umount -n "$LIVESQUASH_LIVE"
+        return 1
     fi
+    livesquash_set imgpath "$LIVESQUASH_LIVE/$_ls_rel"
+    return 0
+}
 
+# rd.live.check: the image against its .sha256, then the medium against the
+# MD5 implanted in the ISO (checkisomd5), each within rd.live.check.timeout
+# seconds.  A failure is one message and the emergency shell; leaving the
+# shell boots anyway.
+livesquash_check_image() {
+    [ "$(livesquash_get check)" = 1 ] || return 0
+    [ -n "$(livesquash_get checked)" ] && return 0
+    livesquash_set checked started
+    _ls_rel=$(livesquash_rel)
+    _ls_img=$LIVESQUASH_LIVE/$_ls_rel
+    _ls_t=$(livesquash_get checktimeout)
+    if ! [ -f "$_ls_img.sha256" ]; then
+        warn "livesquash: rd.live.check: no $_ls_rel.sha256 on the medium, the image is not checked"
+    else
+        read -r _ls_want _ < "$_ls_img.sha256"
+        info "livesquash: checking $_ls_rel ($(livesquash_mib "$_ls_img") MiB) against $_ls_rel.sha256"
+        # dd shows the progress on the console; timeout stops the whole pipe
+        # shellcheck disable=SC2016 # $1 and $2 are sh -c's
+        timeout "$_ls_t" sh -c 'dd if="$1" bs=1M status=progress 2> /dev/console | sha256sum > "$2"' \
+            _ "$_ls_img" "$LIVESQUASH_STATE/sha256"
+        _ls_rc=$?
+        read -r _ls_got _ < "$LIVESQUASH_STATE/sha256"
+        if [ "$_ls_rc" -eq 124 ]; then
+            livesquash_fail "check of $_ls_rel did not finish within $_ls_t s (rd.live.check.timeout)"
+            return 0
+        elif [ "$_ls_got" != "$_ls_want" ]; then
+            livesquash_fail "root image $_ls_rel is corrupt: its sha256 is ${_ls_got:-unreadable}, $_ls_rel.sha256 says $_ls_want"
+            return 0
+        fi
+        info "livesquash: $_ls_rel: sha256 OK"
+    fi
+    _ls_dev=$(readlink -f "$(livesquash_get dev)")
+    if command -v checkisomd5 > /dev/null && [ "$(blkid -o value -s TYPE "$_ls_dev")" = iso9660 ]; then
+        info "livesquash: checking the medium $_ls_dev against its implanted MD5 (checkisomd5)"
+        timeout "$_ls_t" checkisomd5 --verbose "$_ls_dev" > /dev/console 2>&1
+        case $? in
+            0) info "livesquash: medium $_ls_dev: implanted MD5 OK" ;;
+            124) livesquash_fail "check of the medium $_ls_dev did not finish within $_ls_t s (rd.live.check.timeout)" ;;
+            2) info "livesquash: medium $_ls_dev has no implanted MD5" ;;
+            *) livesquash_fail "medium $_ls_dev is corrupt: checkisomd5 finds its MD5 wrong" ;;
+        esac
+    fi
+    livesquash_set checked ok
+    return 0
+}
+
+# rd.live.ram=1: copy the image into a tmpfs of its own size when
+# MemAvailable leaves LIVESQUASH_RAM_RESERVE MiB besides; else, or if the copy
+# fails, say so and boot from the medium
+livesquash_to_ram() {
+    [ "$(livesquash_get ram)" = 1 ] || return 0
+    ismounted "$LIVESQUASH_BASE" && return 0
+    ismounted "$LIVESQUASH_RAM" && return 0
+    _ls_rel=$(livesquash_rel)
+    _ls_img=$LIVESQUASH_LIVE/$_ls_rel
+    _ls_need=$(livesquash_mib "$_ls_img")
+    _ls_avail=0
+    while read -r _ls_k _ls_n _; do
+        [ "$_ls_k" = MemAvailable: ] && _ls_avail=$((_ls_n / 1024))
+    done < /proc/meminfo
+    if [ "$_ls_avail" -lt $((_ls_need + LIVESQUASH_RAM_RESERVE)) ]; then
+        warn "livesquash: rd.live.ram: not copying $_ls_rel ($_ls_need MiB) to RAM: MemAvailable is $_ls_avail MiB, it needs $_ls_need + $LIVESQUASH_RAM_RESERVE MiB; booting from the medium"
+        return 0
+    fi
+    mkdir -p "$LIVESQUASH_RAM"
+    if ! livesquash_try_mount -t tmpfs -o "size=$((_ls_need + 1))m,mode=0755" tmpfs "$LIVESQUASH_RAM"; then
+        warn "livesquash: rd.live.ram: cannot mount a tmpfs for the copy: $LIVESQUASH_WHY; booting from the medium"
+        return 0
+    fi
+    info "livesquash: copying $_ls_rel ($_ls_need MiB) to RAM"
+    if ! dd if="$_ls_img" of="$LIVESQUASH_RAM/${_ls_rel##*/}" bs=1M status=progress 2> /dev/console; then
+        warn "livesquash: rd.live.ram: copying $_ls_rel to RAM failed; booting from the medium"
+        umount -n "$LIVESQUASH_RAM"
+        return 0
+    fi
+    livesquash_set imgpath "$LIVESQUASH_RAM/${_ls_rel##*/}"
+    info "livesquash: $_ls_rel is in RAM ($_ls_need MiB)"
+}
+
+livesquash_mount_image() {
+    ismounted "$LIVESQUASH_BASE" && return 0
+    _ls_path=$(livesquash_get imgpath)
+    mkdir -p "$LIVESQUASH_BASE"
+    info "livesquash: mounting $_ls_path on $LIVESQUASH_BASE"
+    livesquash_mount "$(livesquash_rel)" -t squashfs -o ro,loop "$_ls_path" "$LIVESQUASH_BASE" || return 1
     # the same test dracut applies to $NEWROOT later, with a clearer message
     for _ls_d in proc sys dev; do
         if ! [ -d "$LIVESQUASH_BASE/$_ls_d" ]; then
-            livesquash_fail "cannot mount $_ls_rel: no /$_ls_d in it, not a root filesystem"
+            livesquash_fail "cannot mount $(livesquash_rel): no /$_ls_d in it, not a root filesystem"
+            umount -n "$LIVESQUASH_BASE"
             return 1
         fi
     done
-
-    if ! livesquash_mounted "$LIVESQUASH_OVERLAY"; then
-        mkdir -p "$LIVESQUASH_OVERLAY"
-        livesquash_mount "tmpfs on $LIVESQUASH_OVERLAY" -t tmpfs -o mode=0755 \
-            tmpfs "$LIVESQUASH_OVERLAY" || return 1
-    fi
-    mkdir -p "$LIVESQUASH_OVERLAY/upper" "$LIVESQUASH_OVERLAY/work"
-
-    if ! livesquash_mounted "$NEWROOT"; then
-        info "livesquash: mounting overlay on $NEWROOT"
-        livesquash_mount "overlay on $NEWROOT" -t overlay \
-            -o "lowerdir=$LIVESQUASH_BASE,upperdir=$LIVESQUASH_OVERLAY/upper,workdir=$LIVESQUASH_OVERLAY/work" \
-            overlay "$NEWROOT" || return 1
-    fi
     return 0
+}
+
+# after a copy to RAM: unmount the medium (and the disk an ISO file was on)
+# so that nothing holds it any more
+livesquash_release_medium() {
+    case "$(livesquash_get imgpath)" in "$LIVESQUASH_RAM"/*) ;; *) return 0 ;; esac
+    ismounted "$LIVESQUASH_LIVE" || return 0
+    _ls_dev=$(readlink -f "$(livesquash_get dev)")
+    umount -n "$LIVESQUASH_LIVE" || return 0
+    _ls_loop=$(livesquash_get isoloop)
+    if [ -n "$_ls_loop" ]; then
+        losetup -d "$_ls_loop"
+        umount -n "$LIVESQUASH_ISOSCAN"
+    fi
+    info "livesquash: the root image runs from RAM; the medium $_ls_dev is released"
+}
+
+# rd.live.overlay=: mount the persistence device on /run/initramfs/persist
+# and set LIVESQUASH_PDIR to the folder holding upper/ and work/ (on it, or
+# in the filesystem image file the path names, loop-mounted on
+# /run/initramfs/persist-img); LIVESQUASH_PRO=1 when it is to be used
+# read-only (rd.live.overlay.readonly, or the device is full).  Any problem is
+# one warning and a return 1: the caller boots without persistence.
+livesquash_persist() {
+    _ls_ovl=$(livesquash_get ovl)
+    _ls_pdev=$(livesquash_get ovldev)
+    _ls_path=$(livesquash_get ovlpath)
+    LIVESQUASH_PRO=$(livesquash_get ovlro)
+    _ls_nop="booting without persistence (changes last until power-off)"
+    if ! [ -b "$_ls_pdev" ]; then
+        warn "livesquash: persistence device $_ls_ovl not found; $_ls_nop"
+        return 1
+    fi
+    _ls_pdev=$(readlink -f "$_ls_pdev")
+    _ls_opt=rw
+    [ "$LIVESQUASH_PRO" = 1 ] && _ls_opt=ro
+    _ls_type=$(blkid -o value -s TYPE "$_ls_pdev" 2> /dev/null)
+    mkdir -p "$LIVESQUASH_PERSIST"
+    if ! ismounted "$LIVESQUASH_PERSIST"; then
+        if [ -z "$_ls_type" ]; then
+            warn "livesquash: persistence device $_ls_ovl ($_ls_pdev) has no filesystem; $_ls_nop"
+            return 1
+        fi
+        if ! livesquash_try_mount -t "$_ls_type" -o "$_ls_opt" "$_ls_pdev" "$LIVESQUASH_PERSIST"; then
+            warn "livesquash: cannot mount persistence device $_ls_ovl ($_ls_pdev): $LIVESQUASH_WHY; $_ls_nop"
+            return 1
+        fi
+    fi
+    LIVESQUASH_PDIR=$LIVESQUASH_PERSIST/${_ls_path#/}
+    if [ -f "$LIVESQUASH_PDIR" ]; then
+        livesquash_persist_image "$LIVESQUASH_PDIR" "$_ls_opt" || return 1
+        _ls_type=$(blkid -o value -s TYPE "$LIVESQUASH_PDIR" 2> /dev/null)
+        LIVESQUASH_PDIR=$LIVESQUASH_PERSIST-img
+    fi
+    case "$_ls_type" in
+        vfat | exfat | ntfs | ntfs3 | iso9660 | udf)
+            warn "livesquash: persistence device $_ls_ovl is $_ls_type, which cannot hold an overlay; give rd.live.overlay= the path of an ext4 image file on it (iso/mkpersist --image); $_ls_nop"
+            umount -n "$LIVESQUASH_PERSIST"
+            return 1
+            ;;
+    esac
+    livesquash_persist_dirs "$_ls_ovl" || return 1
+    info "livesquash: persistence on $_ls_ovl ($_ls_pdev $_ls_type, $LIVESQUASH_PDIR)$([ "$LIVESQUASH_PRO" = 1 ] && echo ', read-only')"
+}
+
+# the ext4 (or other) image file $1 on the persistence device, mounted $2
+livesquash_persist_image() {
+    ismounted "$LIVESQUASH_PERSIST-img" && return 0
+    mkdir -p "$LIVESQUASH_PERSIST-img"
+    if ! livesquash_try_mount -o "loop,$2" "$1" "$LIVESQUASH_PERSIST-img"; then
+        warn "livesquash: cannot mount persistence image $(livesquash_get ovl):$(livesquash_get ovlpath): $LIVESQUASH_WHY; $_ls_nop"
+        umount -n "$LIVESQUASH_PERSIST"
+        return 1
+    fi
+}
+
+# reset, full, create: upper/ and work/ in LIVESQUASH_PDIR
+livesquash_persist_dirs() {
+    _ls_name=$1
+    if [ "$LIVESQUASH_PRO" != 1 ] && [ "$(livesquash_get ovlreset)" = 1 ] \
+        && [ -z "$(livesquash_get ovlwasreset)" ]; then
+        info "livesquash: rd.live.overlay.reset: removing the changes kept on $_ls_name"
+        rm -rf "$LIVESQUASH_PDIR/upper" "$LIVESQUASH_PDIR/work"
+        livesquash_set ovlwasreset 1
+    fi
+    # less than 4 MiB free: what is kept stays visible, new changes go to RAM
+    [ "$LIVESQUASH_PRO" = 1 ] || mkdir -p "$LIVESQUASH_PDIR" 2> /dev/null
+    _ls_free=0
+    _ls_fs=$LIVESQUASH_PDIR
+    [ -d "$_ls_fs" ] || _ls_fs=$LIVESQUASH_PERSIST
+    # shellcheck disable=SC2046 # two numbers
+    set -- $(stat -f -c '%a %S' "$_ls_fs" 2> /dev/null)
+    [ $# -eq 2 ] && _ls_free=$(($1 * $2 / 1024))
+    if [ "$LIVESQUASH_PRO" != 1 ] && [ "$_ls_free" -lt 4096 ]; then
+        warn "livesquash: persistence device $_ls_name is full ($_ls_free KiB free): its changes are used read-only, new ones last until power-off"
+        LIVESQUASH_PRO=1
+    fi
+    [ "$LIVESQUASH_PRO" = 1 ] && return 0
+    if ! mkdir -p "$LIVESQUASH_PDIR/upper" "$LIVESQUASH_PDIR/work" 2> /dev/null; then
+        warn "livesquash: cannot make upper/ and work/ in $LIVESQUASH_PDIR on persistence device $_ls_name; $_ls_nop"
+        return 1
+    fi
+}
+
+# the tmpfs for the overlay's upper (rd.live.overlay.size= MiB, else tmpfs's
+# default: half the RAM)
+livesquash_mount_tmpfs() {
+    ismounted "$LIVESQUASH_OVERLAY" && return 0
+    _ls_opt=mode=0755
+    _ls_size=$(livesquash_get ovlsize)
+    [ -n "$_ls_size" ] && _ls_opt="$_ls_opt,size=${_ls_size}m"
+    mkdir -p "$LIVESQUASH_OVERLAY"
+    livesquash_mount "tmpfs on $LIVESQUASH_OVERLAY" -t tmpfs -o "$_ls_opt" tmpfs "$LIVESQUASH_OVERLAY"
+}
+
+# overlay on $NEWROOT: upper and work on the persistence device, or in the
+# tmpfs with the persistent upper as a lower layer (read-only), or in the
+# tmpfs alone (also when the persistent overlay cannot be mounted)
+livesquash_mount_overlay() {
+    ismounted "$NEWROOT" && return 0
+    _ls_lower=$LIVESQUASH_BASE
+    if [ -n "$(livesquash_get ovl)" ] && livesquash_persist; then
+        if [ "$LIVESQUASH_PRO" = 1 ]; then
+            [ -d "$LIVESQUASH_PDIR/upper" ] && _ls_lower=$LIVESQUASH_PDIR/upper:$_ls_lower
+        else
+            info "livesquash: mounting overlay on $NEWROOT (lower $_ls_lower, upper $LIVESQUASH_PDIR/upper)"
+            livesquash_try_mount -t overlay -o "lowerdir=$_ls_lower,upperdir=$LIVESQUASH_PDIR/upper,workdir=$LIVESQUASH_PDIR/work" \
+                overlay "$NEWROOT" && return 0
+            warn "livesquash: cannot mount the overlay on persistence device $(livesquash_get ovl): $LIVESQUASH_WHY; $_ls_nop"
+        fi
+    fi
+    livesquash_mount_tmpfs || return 1
+    mkdir -p "$LIVESQUASH_OVERLAY/upper" "$LIVESQUASH_OVERLAY/work"
+    info "livesquash: mounting overlay on $NEWROOT (lower $_ls_lower, upper $LIVESQUASH_OVERLAY/upper)"
+    livesquash_mount "overlay on $NEWROOT" -t overlay \
+        -o "lowerdir=$_ls_lower,upperdir=$LIVESQUASH_OVERLAY/upper,workdir=$LIVESQUASH_OVERLAY/work" overlay "$NEWROOT"
 }

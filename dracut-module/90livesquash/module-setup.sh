@@ -33,7 +33,10 @@ install() {
         dwarn "livesquash: a systemd initramfs is not supported; build with -o \"systemd systemd-initrd dracut-systemd\""
     fi
 
-    inst_multiple blkid mount mkdir readlink
+    # what the hooks call besides dracut's base (mount umount mkdir readlink
+    # rm sed tr ...): checkisomd5 (isomd5sum) is optional, for rd.live.check
+    inst_multiple blkid losetup stat dd sha256sum timeout
+    inst_multiple -o checkisomd5
     inst_simple "$moddir/livesquash-lib.sh" "/lib/livesquash-lib.sh"
     inst_hook cmdline 25 "$moddir/parse-livesquash.sh"
     inst_hook mount 20 "$moddir/mount-livesquash.sh"

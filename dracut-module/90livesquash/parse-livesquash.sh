@@ -1,10 +1,39 @@
 #!/bin/sh
 # shellcheck disable=SC1091,SC2154 # dracut provides the libs, $root and $hookdir
-# cmdline hook: root=live:CDLABEL=X | live:LABEL=X | live:UUID=X | live:/dev/...
-# Options: rd.live.dir= rd.live.squashimg= rd.live.timeout= (rd.live.image: accepted)
+# cmdline hook: root=live:CDLABEL=X | live:LABEL=X | live:UUID=X | live:PARTUUID=X
+# | live:PARTLABEL=X | live:/dev/...
+# dracut's options: rd.live.dir= rd.live.squashimg= rd.live.check rd.live.ram
+# rd.live.overlay=DEV[:PATH] rd.live.overlay.reset rd.live.overlay.readonly
+# rd.live.overlay.size= iso-scan/filename= (rd.live.image: accepted)
+# ours: rd.live.timeout= rd.live.check.timeout=
 
 type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
 type livesquash_get > /dev/null 2>&1 || . /lib/livesquash-lib.sh
+
+# livesquash_parse_overlay: rd.live.overlay=DEV[:PATH] (DEV in any root=live:
+# form; PATH default /<rd.live.dir>/overlayfs) and its options
+livesquash_parse_overlay() {
+    _ls_ovl=$(getarg rd.live.overlay=)
+    [ -n "$_ls_ovl" ] || return 0
+    _ls_odev=${_ls_ovl%%:*}
+    _ls_opath=
+    [ "$_ls_odev" != "$_ls_ovl" ] && _ls_opath=${_ls_ovl#*:}
+    if ! _ls_odevp=$(livesquash_spec_to_dev "$_ls_odev"); then
+        warn "livesquash: cannot use rd.live.overlay=$_ls_ovl (want LABEL=, UUID=, PARTUUID=, PARTLABEL= or /dev/..., then :PATH); booting without persistence"
+        return 0
+    fi
+    livesquash_set ovl "$_ls_odev"
+    livesquash_set ovldev "$_ls_odevp"
+    livesquash_set ovlpath "${_ls_opath:-/$1/overlayfs}"
+    getargbool 0 rd.live.overlay.reset && livesquash_set ovlreset 1
+    getargbool 0 rd.live.overlay.readonly && livesquash_set ovlro 1
+    # wait for it as long as for the medium, but at most 15 s
+    _ls_w=$2
+    [ "$_ls_w" -eq 0 ] || [ "$_ls_w" -gt 15 ] && _ls_w=15
+    livesquash_set ovldeadline $(($(livesquash_uptime) + _ls_w))
+    echo '. /lib/livesquash-lib.sh; livesquash_persist_ready' \
+        > "$hookdir/initqueue/finished/livesquash-persist.sh"
+}
 
 [ -z "$root" ] && root=$(getarg root=)
 
@@ -24,6 +53,12 @@ case "$root" in
             livesquash_set img "${_ls_img:-squashfs.img}"
             livesquash_set timeout "$_ls_timeout"
             livesquash_set deadline $(($(livesquash_uptime) + _ls_timeout))
+            livesquash_set isoscan "$(getarg iso-scan/filename=)"
+            getargbool 0 rd.live.check && livesquash_set check 1
+            livesquash_set checktimeout "$(getargnum 900 1 86400 rd.live.check.timeout=)"
+            getargbool 0 rd.live.ram && livesquash_set ram 1
+            livesquash_set ovlsize "$(getargnum '' 1 1048576 rd.live.overlay.size=)"
+            livesquash_parse_overlay "$_ls_dir" "$_ls_timeout"
 
             # dracut's own main loop gives up after rd.retry (180) seconds:
             # keep it out of the way of a longer (or endless) rd.live.timeout.
@@ -35,7 +70,13 @@ case "$root" in
                 fi
             fi
 
-            # the main loop ends when the medium is there ...
+            # the main loop ends when the medium is there (dracut's
+            # wait_for_dev; for iso-scan the loop device of the file) ...
+            if [ -z "$(livesquash_get isoscan)" ]; then
+                wait_for_dev "$_ls_dev"
+                # (its emergency hook would repeat our message)
+                rm -f "$hookdir/emergency/80-$(str_replace "$_ls_dev" '/' '\x2f').sh"
+            fi
             echo '. /lib/livesquash-lib.sh; livesquash_medium_ready' \
                 > "$hookdir/initqueue/finished/livesquash-medium.sh"
             # ... or we stop waiting for it
@@ -47,7 +88,7 @@ case "$root" in
             # shellcheck disable=SC2034 # read by dracut's init
             rootok=1
         else
-            warn "livesquash: cannot use root=$root (want live:CDLABEL=, live:LABEL=, live:UUID= or live:/dev/...)"
+            warn "livesquash: cannot use root=$root (want live:CDLABEL=, live:LABEL=, live:UUID=, live:PARTUUID=, live:PARTLABEL= or live:/dev/...)"
         fi
         unset _ls_spec _ls_dev _ls_dir _ls_img _ls_timeout
         ;;
