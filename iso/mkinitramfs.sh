@@ -44,7 +44,13 @@ done
 for m in "$SYSDRACUT"/modules.d/*; do
     ln -s "$m" "$base/modules.d/"
 done
-ln -sfn "$(cd "$module" && pwd)" "$base/modules.d/$(basename "$module")"
+# our module as a copy, with its helper for rd.live.ram=background compiled
+# into it (no debug info, no build path: reproducible)
+mod=$base/modules.d/$(basename "$module")
+cp -r "$module" "$mod"
+command -v cc > /dev/null || die "cc missing: run 'make deps' (build-essential)"
+cc -O2 -Wall -Wextra -Werror -g0 -o "$mod/livesquash-loopswap" "$mod/livesquash-loopswap.c" \
+    || die "cannot compile $module/livesquash-loopswap.c"
 # dracut --reproducible sets every file time newer than its dracut-functions.sh to
 # that file's time: a copy dated SOURCE_DATE_EPOCH (through a symlink dracut would
 # compare with the link's own time, the build's)

@@ -11,7 +11,8 @@
 #   timeout   rd.live.timeout in seconds (0: wait forever)
 #   deadline  /proc/uptime second after which the medium counts as missing
 #   isoscan   iso-scan/filename=, isoloop the loop device of that file
-#   check ram ovlsize  rd.live.check (1), rd.live.ram (1), rd.live.overlay.size= (MiB)
+#   check ram ovlsize  rd.live.check (1), rd.live.ram (1 or background),
+#             rd.live.overlay.size= (MiB)
 #   ovl ovlreset ovlro  rd.live.overlay= and its .reset/.readonly (1)
 #   imgpath   the image the root is mounted from (on the medium, or its RAM copy)
 
@@ -168,6 +169,7 @@ livesquash_mount_root() {
     livesquash_to_ram
     livesquash_mount_image || return 1
     livesquash_release_medium
+    livesquash_ram_background
     livesquash_mount_overlay
 }
 
@@ -253,29 +255,34 @@ livesquash_check_image() {
     return 0
 }
 
-# rd.live.ram=1: copy the image into a tmpfs of its own size when
-# MemAvailable leaves LIVESQUASH_RAM_RESERVE MiB besides; else, or if the copy
-# fails, say so and boot from the medium
-livesquash_to_ram() {
-    [ "$(livesquash_get ram)" = 1 ] || return 0
-    ismounted "$LIVESQUASH_BASE" && return 0
-    ismounted "$LIVESQUASH_RAM" && return 0
+# livesquash_ram_tmpfs: for rd.live.ram, a tmpfs of the image's size on
+# /run/initramfs/ram when MemAvailable leaves LIVESQUASH_RAM_RESERVE MiB
+# besides; else one warning and a return 1 (the root stays on the medium)
+livesquash_ram_tmpfs() {
     _ls_rel=$(livesquash_rel)
-    _ls_img=$LIVESQUASH_LIVE/$_ls_rel
-    _ls_need=$(livesquash_mib "$_ls_img")
+    _ls_need=$(livesquash_mib "$LIVESQUASH_LIVE/$_ls_rel")
     _ls_avail=0
     while read -r _ls_k _ls_n _; do
         [ "$_ls_k" = MemAvailable: ] && _ls_avail=$((_ls_n / 1024))
     done < /proc/meminfo
     if [ "$_ls_avail" -lt $((_ls_need + LIVESQUASH_RAM_RESERVE)) ]; then
         warn "livesquash: rd.live.ram: not copying $_ls_rel ($_ls_need MiB) to RAM: MemAvailable is $_ls_avail MiB, it needs $_ls_need + $LIVESQUASH_RAM_RESERVE MiB; booting from the medium"
-        return 0
+        return 1
     fi
     mkdir -p "$LIVESQUASH_RAM"
     if ! livesquash_try_mount -t tmpfs -o "size=$((_ls_need + 1))m,mode=0755" tmpfs "$LIVESQUASH_RAM"; then
         warn "livesquash: rd.live.ram: cannot mount a tmpfs for the copy: $LIVESQUASH_WHY; booting from the medium"
-        return 0
+        return 1
     fi
+}
+
+# rd.live.ram=1: copy the image to RAM before it is mounted
+livesquash_to_ram() {
+    [ "$(livesquash_get ram)" = 1 ] || return 0
+    ismounted "$LIVESQUASH_BASE" && return 0
+    ismounted "$LIVESQUASH_RAM" && return 0
+    livesquash_ram_tmpfs || return 0
+    _ls_img=$LIVESQUASH_LIVE/$_ls_rel
     info "livesquash: copying $_ls_rel ($_ls_need MiB) to RAM"
     if ! dd if="$_ls_img" of="$LIVESQUASH_RAM/${_ls_rel##*/}" bs=1M status=progress 2> /dev/console; then
         warn "livesquash: rd.live.ram: copying $_ls_rel to RAM failed; booting from the medium"
@@ -284,6 +291,31 @@ livesquash_to_ram() {
     fi
     livesquash_set imgpath "$LIVESQUASH_RAM/${_ls_rel##*/}"
     info "livesquash: $_ls_rel is in RAM ($_ls_need MiB)"
+}
+
+# rd.live.ram=background: the root is mounted from the medium; a background
+# process (livesquash-loopswap) copies the image to RAM, switches the loop
+# device under /run/rootfsbase to the copy and then unmounts the medium
+livesquash_ram_background() {
+    [ "$(livesquash_get ram)" = background ] || return 0
+    [ -n "$(livesquash_get bgstarted)" ] && return 0
+    livesquash_set bgstarted 1
+    _ls_swap=/usr/lib/livesquash/loopswap
+    if ! [ -x "$_ls_swap" ]; then
+        warn "livesquash: rd.live.ram=background: this initramfs has no $_ls_swap; booting from the medium"
+        return 0
+    fi
+    _ls_loop=
+    while read -r _ls_d _ls_m _; do
+        [ "$_ls_m" = "$LIVESQUASH_BASE" ] && _ls_loop=$_ls_d
+    done < /proc/mounts
+    case "$_ls_loop" in /dev/loop*) ;; *) return 0 ;; esac
+    livesquash_ram_tmpfs || return 0
+    set -- "$LIVESQUASH_LIVE"
+    [ -n "$(livesquash_get isoloop)" ] && set -- "$@" "$(livesquash_get isoloop)" "$LIVESQUASH_ISOSCAN"
+    info "livesquash: copying $_ls_rel ($_ls_need MiB) to RAM in the background"
+    setsid "$_ls_swap" "$_ls_loop" "$LIVESQUASH_LIVE/$_ls_rel" "$LIVESQUASH_RAM/${_ls_rel##*/}" "$@" \
+        < /dev/null > /dev/null 2>&1 &
 }
 
 livesquash_mount_image() {

@@ -38,6 +38,13 @@ install() {
     inst_multiple blkid losetup stat dd sha256sum timeout
     inst_multiple -o checkisomd5
     inst_simple "$moddir/livesquash-lib.sh" "/lib/livesquash-lib.sh"
+    # rd.live.ram=background: livesquash-loopswap.c, compiled into this
+    # folder by iso/mkinitramfs.sh (cc -O2 livesquash-loopswap.c)
+    if [[ -x $moddir/livesquash-loopswap ]]; then
+        inst_binary "$moddir/livesquash-loopswap" /usr/lib/livesquash/loopswap
+    else
+        dwarn "livesquash: no $moddir/livesquash-loopswap (compile livesquash-loopswap.c): rd.live.ram=background will boot from the medium"
+    fi
     inst_hook cmdline 25 "$moddir/parse-livesquash.sh"
     inst_hook mount 20 "$moddir/mount-livesquash.sh"
 

@@ -5,7 +5,7 @@
 # dracut's options: rd.live.dir= rd.live.squashimg= rd.live.check rd.live.ram
 # rd.live.overlay=DEV[:PATH] rd.live.overlay.reset rd.live.overlay.readonly
 # rd.live.overlay.size= iso-scan/filename= (rd.live.image: accepted)
-# ours: rd.live.timeout= rd.live.check.timeout=
+# ours: rd.live.timeout= rd.live.check.timeout= rd.live.ram=background
 
 type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
 type livesquash_get > /dev/null 2>&1 || . /lib/livesquash-lib.sh
@@ -56,7 +56,11 @@ case "$root" in
             livesquash_set isoscan "$(getarg iso-scan/filename=)"
             getargbool 0 rd.live.check && livesquash_set check 1
             livesquash_set checktimeout "$(getargnum 900 1 86400 rd.live.check.timeout=)"
-            getargbool 0 rd.live.ram && livesquash_set ram 1
+            if [ "$(getarg rd.live.ram=)" = background ]; then
+                livesquash_set ram background
+            elif getargbool 0 rd.live.ram; then
+                livesquash_set ram 1
+            fi
             livesquash_set ovlsize "$(getargnum '' 1 1048576 rd.live.overlay.size=)"
             livesquash_parse_overlay "$_ls_dir" "$_ls_timeout"
 
