@@ -15,7 +15,7 @@
 # TAP on stdout, ending with "N passed, N failed"; exit 1 on any failure.
 # Logs and results: build/driver-tests/run-MODE/. Images cached: build/driver-tests/img/.
 #
-# Environment: ACCEL (auto|kvm|tcg, see boot-tests/accel.sh), LS_KERNEL (our bzImage),
+# Environment: ACCEL (auto|kvm|tcg, see iso/accel.sh), LS_KERNEL (our bzImage),
 # DEB_KERNEL (default /boot/vmlinuz-<newest with modules>), DRIVER_TIMEOUT (seconds per
 # boot, default 1200 quick / 14400 full), DRIVER_STALL (seconds without guest output
 # that count as a hang, default 240; 3600 for the big tree), SENDALL=1 (send every
@@ -32,12 +32,14 @@
 # (Debian's kernel with that module); files RUNDIR/BOOT.ATTEMPT.*; RUNDIR/hung: "BOOT DRV
 # ID hang-or-crash" for each (driver, image) a boot hung or died on (it is restarted
 # without it). Notes ("# ...") of concurrent boots interleave; the TAP comes from check.py
-# after all boots.
+# after all boots. QEMU runs through ls_qemu (iso/qemu-lib.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=${TOP:-$(cd "$here/../.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
+# shellcheck source=SCRIPTDIR/../../iso/qemu-lib.sh disable=SC1091 # (followed with -x)
+source "$TOP/iso/qemu-lib.sh"
 mode=${1:-quick}
 case $mode in quick | full) ;; *)
 	echo "usage: run.sh [quick|full]" >&2
@@ -93,7 +95,8 @@ cp "$OUR_KO" "$R/squashfs-ours.ko"
 if [[ $(modinfo -F vermagic "$OUR_KO" | cut -d ' ' -f 1) != "$kver" ]]; then
 	die "$OUR_KO is not built for $kver ($(modinfo -F vermagic "$OUR_KO"))"
 fi
-accel=$(bash "$TOP/boot-tests/accel.sh")
+ls_accel >/dev/null # probed (or read from build/accel) once, here, for every job
+accel=$(ls_accel)
 note "mode=$mode accel=$accel our kernel=$LS_KERNEL debian kernel=$DEB_KERNEL module=$OUR_KO"
 
 # --- helper, trees, host manifests ---
@@ -312,36 +315,28 @@ mkinitrd "$R/initrd-debian.gz" debian
 # longest first (by an estimate); the stress boots (two vCPUs) run alone, after the
 # others. Debian's kernel boots once per driver (debian-MODE.stock, debian-MODE.ours),
 # so that the work balances. Their files: RUNDIR/NAME.ATTEMPT.{out,out.txt,console,qemu}
-# (check.py finds them by NAME; the attempt stays the third field from the end).
+# (ls_qemu --files; also .console.txt, .cmdline; check.py finds them by NAME; the
+# attempt stays the third field from the end).
 # boot NAME KERNEL INITRD MODE DRIVERS LIST STALL: boots until every (driver, disk)
 # pair is done; a boot that hangs or dies is restarted without the pair it was on.
 boot_timeout=${DRIVER_TIMEOUT:-$([[ $mode == quick ]] && echo 1200 || echo 14400)}
 boot() {
 	local name=$1 kernel=$2 initrd=$3 gmode=$4 drvs=$5 list=$6 stall=$7
-	local -a disks=()
-	local ro=snapshot=on
-	[[ $gmode == bad ]] && ro=readonly=on
-	local i=0 id img attempt skip="" hungpairs="" rc t1 cur qpid smp=1
+	# good images: snapshot=on, so the guest sees a writable disk (remount,rw then
+	# reaches the filesystem, not the block layer) and the image stays unchanged
+	local disks=snapshot
+	[[ $gmode == bad ]] && disks="readonly"
+	local attempt skip="" hungpairs="" t1 cur smp=1 ndisks
 	[[ $gmode == stress ]] && smp=2
-	while IFS=$'\t' read -r id img _; do
-		local slot=$((3 + i / 8)) fn=$((i % 8)) mf=""
-		[[ $fn -eq 0 ]] && mf=",multifunction=on"
-		# good images: snapshot=on, so the guest sees a writable disk (remount,rw then
-		# reaches the filesystem, not the block layer) and the image stays unchanged
-		disks+=(-drive "file=$img,if=none,id=d$i,format=raw,$ro"
-			-device "virtio-blk-pci,drive=d$i,serial=$id,addr=$(printf '0x%x.%d' "$slot" "$fn")$mf")
-		i=$((i + 1))
-	done <"$list"
+	ndisks=$(grep -c . "$list")
 	# past ~100 virtio disks the guest runs out of interrupt vectors (MSI-X, two per
 	# disk): probes fail with ENOSPC and even ttyS1 cannot get its IRQ. Shared INTx
 	# lines instead:
 	local nomsi=""
-	((i > 80)) && nomsi=pci=nomsi
+	((ndisks > 80)) && nomsi=pci=nomsi
 	for attempt in 1 2 3 4 5 6; do
 		local base=$R/$name.$attempt
 		t1=$(date +%s)
-		rc=0
-		: >"$base.out"
 		# the skip list goes into a second cpio appended to the initramfs (the
 		# kernel unpacks both; a command line would be too short in full mode)
 		cp "$initrd" "$base.initrd"
@@ -354,33 +349,19 @@ boot() {
 		# tsc=unstable: under TCG the guest reads the host's TSC as is, and that jumps
 		# by days when the host is restored from a snapshot (a CI run saw "soft lockup
 		# - CPU#0 stuck for 429422s"); the guest's clocks then follow the HPET, which
-		# QEMU runs on the host's monotonic clock, as the host's own kernel does
-		timeout "$boot_timeout" qemu-system-x86_64 -machine pc -accel "$accel" -m 512 -smp "$smp" \
-			-nodefaults -no-reboot -display none -vga none \
-			-serial "file:$base.console" -serial "file:$base.out" \
-			-kernel "$kernel" -initrd "$base.initrd" \
-			-append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$i $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
-			"${disks[@]}" </dev/null >"$base.qemu" 2>&1 &
-		qpid=$!
-		# watchdog: no guest output for $stall seconds = a hang; stop this boot
-		local size=-1 now last_change
-		last_change=$(date +%s)
-		while kill -0 "$qpid" 2>/dev/null; do
-			sleep 2
-			now=$(date +%s)
-			if [[ $(stat -c %s "$base.out") != "$size" ]]; then
-				size=$(stat -c %s "$base.out")
-				last_change=$now
-			elif ((now - last_change > stall)); then
-				note "boot $name attempt $attempt: no guest output for $stall s, stopping it"
-				kill "$qpid" 2>/dev/null || true
-				break
-			fi
-		done
-		wait "$qpid" || rc=$?
-		note "boot $name attempt $attempt: qemu rc=$rc in $(($(date +%s) - t1)) s"
+		# QEMU runs on the host's monotonic clock, as the host's own kernel does.
+		# --stall: no guest output for $stall seconds = a hang; the boot is stopped.
+		# --results-raw: out.txt loses only carriage returns (the guest's lines may
+		# hold raw file names).
+		ls_qemu "$name" "$boot_timeout" --files "$base" --results-raw --mem 512 --smp "$smp" \
+			--nodefaults --kernel "$kernel" --initrd "$base.initrd" \
+			--append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$ndisks $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
+			--virtio-disks "$list" "$disks" --stall "$stall"
+		if ((LS_QEMU_STALLED)); then
+			note "boot $name attempt $attempt: no guest output for $stall s, stopping it"
+		fi
+		note "boot $name attempt $attempt: qemu rc=$LS_QEMU_RC in $(($(date +%s) - t1)) s"
 		rm -f "$base.initrd"
-		tr -d '\r' <"$base.out" >"$base.out.txt"
 		if grep -q '^@@ DONE' "$base.out.txt"; then
 			return 0
 		fi
