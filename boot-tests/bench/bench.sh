@@ -12,8 +12,10 @@
 #   smoke  a tiny generated tree, 2 MiB files, gzip and zstd, 1 round: checks that the
 #          whole chain works; TAP on stdout ending with "N passed, N failed"
 # Output: a table on stdout; build/bench/run-MODE/results.{json,tsv}, ratios.png,
-# guest.out (raw guest lines), console.log. Images are cached in build/bench/img/ by a
-# hash of the tree's listing, the writer's version and its options.
+# guest.out (raw guest lines), console.log (and ls_qemu's console.txt, results.log,
+# qemu.log, cmdline). Images are cached in build/bench/img/ by a hash of the tree's
+# listing, the writer's version and its options. QEMU runs through ls_qemu
+# (iso/qemu-lib.sh).
 #
 # Environment (make passes these, see boot-tests/tests.mk): BENCH_ROUNDS, BENCH_SMP,
 # BENCH_MEM, BENCH_TREE, BENCH_FILE_MB, BENCH_COMPS, BENCH_TREE_COMPS, BENCH_EROFS,
@@ -27,6 +29,9 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=${TOP:-$(cd "$here/../.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
+# (before MEM is set below: qemu-lib.sh sets a default MEM)
+# shellcheck source=SCRIPTDIR/../../iso/qemu-lib.sh disable=SC1091 # (followed with -x)
+source "$TOP/iso/qemu-lib.sh"
 mode=${1:-full}
 case $mode in full | aa | smoke) ;; *)
 	echo "usage: bench.sh [full|aa|smoke]" >&2
@@ -104,7 +109,7 @@ done
 # copies: a rebuild by someone else does not change them under us
 cp "$DEB_KERNEL" "$R/vmlinuz"
 cp "$OUR_KO" "$R/squashfs-ours.ko"
-accel=$(bash "$TOP/boot-tests/accel.sh")
+accel=$(ls_accel)
 if [[ ! -x $B/bin/lsqbench || $here/lsqbench.c -nt $B/bin/lsqbench ]]; then
 	gcc -O2 -Wall -Wextra -static -o "$B/bin/lsqbench" "$here/lsqbench.c"
 fi
@@ -200,15 +205,6 @@ if [[ ${BENCH_BOOT:-yes} == no ]]; then
 fi
 
 # --- the boot ---
-disks=()
-i=0
-while IFS=$'\t' read -r id img _; do
-	slot=$((3 + i / 8)) fn=$((i % 8)) mf=""
-	[[ $fn -eq 0 ]] && mf=",multifunction=on"
-	disks+=(-drive "file=$img,if=none,id=d$i,format=raw,readonly=on"
-		-device "virtio-blk-pci,drive=d$i,serial=$id,addr=$(printf '0x%x.%d' "$slot" "$fn")$mf")
-	i=$((i + 1))
-done <"$R/disks.tsv"
 cat >"$R/params" <<EOF
 mode=$mode accel=$accel smp=$SMP mem=$MEM host_cpus=$(nproc) rounds=$ROUNDS
 kernel=$DEB_KERNEL kver=$kver
@@ -227,7 +223,8 @@ note "stock $STOCK_KO, ours $OUR_KO ($(stat -c %y "$OUR_KO" | cut -c1-19))"
 # hpet (tsc=unstable: every clock read of the kernel, one per I/O request at least, is
 # an emulated MMIO read). Under TCG the guest reads the host's TSC as is, and on a host
 # restored from a snapshot that jumps by days: the soft-lockup watchdog then reports a
-# CPU stuck for longer than this boot may last. Such a boot is run once more.
+# CPU stuck for longer than this boot may last. ls_qemu then keeps that console
+# (console.clock-jump.txt) and boots once more.
 append="console=ttyS0,115200 panic=-1 quiet loglevel=4"
 case $CLOCK in
 tsc) ;;
@@ -236,36 +233,27 @@ hpet) append+=" tsc=unstable" ;;
 esac
 echo "clock=$CLOCK" >>"$R/params"
 note "guest clock: $CLOCK"
-for try in 1 2; do
-	t_boot=$(date +%s)
-	: >"$R/guest.raw"
-	rc=0
-	timeout "$TIMEOUT" qemu-system-x86_64 -machine pc -accel "$accel" -m "$MEM" -smp "$SMP" \
-		-nodefaults -no-reboot -display none -vga none \
-		-serial "file:$R/console.log" -serial "file:$R/guest.raw" \
-		-kernel "$R/vmlinuz" -initrd "$R/initrd.gz" -append "$append" \
-		"${disks[@]}" </dev/null >"$R/qemu.log" 2>&1 &
-	qpid=$!
-	# progress: one line per round and driver as the guest reports it
-	seen=0
-	while kill -0 "$qpid" 2>/dev/null; do
-		sleep 5
-		n=$(grep -c '^@@ ROUND' "$R/guest.raw" 2>/dev/null || true)
-		while ((seen < n)); do
-			seen=$((seen + 1))
-			note "guest: $(grep '^@@ ROUND' "$R/guest.raw" | sed -n "${seen}p" | tr -d '\r' | cut -c4-) ($(($(date +%s) - t_boot)) s)"
-		done
+# progress: one line per round and driver as the guest reports it (ls_qemu calls this
+# every 5 s, and once at the end)
+seen=0
+progress() {
+	local n
+	n=$(grep -c '^@@ ROUND' "$R/results.log" 2>/dev/null || true)
+	((n >= seen)) || seen=0 # a second boot (the clock jumped) starts again
+	while ((seen < n)); do
+		seen=$((seen + 1))
+		note "guest: $(grep '^@@ ROUND' "$R/results.log" | sed -n "${seen}p" | tr -d '\r' | cut -c4-) ($(($(date +%s) - t_boot)) s)"
 	done
-	wait "$qpid" || rc=$?
-	# (lib.sh in a subshell: it would set MEM and TOP here)
-	# shellcheck source=/dev/null
-	jump=$(source "$here/../lib.sh" && ls_clock_jump "$R/console.log" "$TIMEOUT")
-	[[ -n $jump && $try == 1 ]] || break
-	mv "$R/console.log" "$R/console.clock-jump.log"
-	note "the guest's clock jumped ('$jump' in a boot limited to $TIMEOUT s): the host's TSC, not a lockup; booting again (first console: $R/console.clock-jump.log)"
-done
-tr -d '\r' <"$R/guest.raw" >"$R/guest.out"
-note "qemu rc=$rc, boot took $(($(date +%s) - t_boot)) s; total $(($(date +%s) - t_start)) s"
-echo "boot_seconds=$(($(date +%s) - t_boot)) qemu_rc=$rc" >>"$R/params"
+}
+t_boot=$(date +%s)
+# in $R: console.log (report.py reads it), results.log (the guest's lines as sent),
+# results.txt (the same without carriage returns: --results-raw) = guest.out, qemu.log
+ls_qemu bench "$TIMEOUT" --logdir "$R" --mem "$MEM" --smp "$SMP" --nodefaults \
+	--kernel "$R/vmlinuz" --initrd "$R/initrd.gz" --append "$append" \
+	--virtio-disks "$R/disks.tsv" readonly --progress progress --results-raw
+rc=$LS_QEMU_RC
+mv "$R/results.txt" "$R/guest.out"
+note "qemu rc=$rc, boot took ${LS_QEMU_SECONDS%.*} s; total $(($(date +%s) - t_start)) s"
+echo "boot_seconds=${LS_QEMU_SECONDS%.*} qemu_rc=$rc" >>"$R/params"
 
 python3 "$here/report.py" "$R" "$mode"

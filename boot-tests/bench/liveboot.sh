@@ -16,12 +16,14 @@
 # Output: a table, build/bench/run-live/live.{tsv,json}, logs per boot.
 # Environment: LIVE_ISO (default build/livesquash-debian.iso), BENCH_LIVE_ROUNDS (3),
 # BENCH_LIVE_MEM (1024), BENCH_LIVE_SMP (2), BENCH_LIVE_TIMEOUT (seconds per boot, 600),
-# ACCEL.
+# ACCEL. QEMU runs through ls_qemu (iso/qemu-lib.sh; --mark stamps the line).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=${TOP:-$(cd "$here/../.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
+# shellcheck source=SCRIPTDIR/../../iso/qemu-lib.sh disable=SC1091 # (followed with -x)
+source "$TOP/iso/qemu-lib.sh"
 ISO=${LIVE_ISO:-$BUILD/livesquash-debian.iso}
 ROUNDS=${BENCH_LIVE_ROUNDS:-3}
 MEM=${BENCH_LIVE_MEM:-1024}
@@ -36,7 +38,7 @@ die() {
 	exit 1
 }
 [[ -f $ISO ]] || die "no $ISO: run 'make iso ROOTFS=debian'"
-accel=$(bash "$TOP/boot-tests/accel.sh")
+accel=$(ls_accel)
 
 # the ISO with the test hook (the product has none), its kernel, initrd and command line
 bash "$TOP/boot-tests/testiso.sh" "$ISO" "$C/test-$(basename "$ISO")" >"$R/testiso.log" 2>&1 ||
@@ -69,35 +71,17 @@ sleep 20
 poweroff -f
 EOF
 
-# boot VARIANT ROUND: prints "seconds-to-ready guest-uptime-at-ready" or fails
+# boot VARIANT ROUND: prints "seconds-to-ready guest-uptime-at-ready" or fails; the
+# seconds are from QEMU's start to the moment the @@ READY line showed up on the second
+# serial port (ls_qemu --mark looks every 0.2 s). Files: VARIANT-ROUND.{console,out,qemu}
 boot() {
-	local v=$1 r=$2 base=$R/$1-$2 append=$cmdline initrd t0 t1 pid
-	initrd=$R/initrd-$v.img
+	local v=$1 r=$2 base=$R/$1-$2 append=$cmdline
 	[[ $v == dracut ]] && append="$cmdline rd.live.overlay.overlayfs=1"
-	: >"$base.out"
-	t0=$(date +%s.%N)
-	timeout --kill-after=10 "$TMO" qemu-system-x86_64 -machine pc -accel "$accel" -m "$MEM" \
-		-smp "$SMP" -display none -monitor none -no-reboot \
-		-serial "file:$base.console" -serial "file:$base.out" \
-		-kernel "$R/vmlinuz" -initrd "$initrd" -append "$append panic=-1" \
-		-drive "file=$R/live.iso,media=cdrom,readonly=on" \
-		-fw_cfg "name=opt/livesquash/autorun,file=$R/autorun" \
-		</dev/null >"$base.qemu" 2>&1 &
-	pid=$!
-	t1=""
-	while kill -0 "$pid" 2>/dev/null; do
-		if [[ -z $t1 ]] && grep -q '^@@ READY' "$base.out" 2>/dev/null; then
-			t1=$(date +%s.%N)
-		fi
-		sleep 0.2
-	done
-	wait "$pid" || true
-	if [[ -z $t1 ]] && grep -q '^@@ READY' "$base.out"; then
-		t1=$(date +%s.%N)
-	fi
-	[[ -n $t1 ]] || return 1
-	awk -v a="$t0" -v b="$t1" -v u="$(grep -m1 '^@@ READY' "$base.out" | sed 's/.*uptime=\([0-9.]*\).*/\1/')" \
-		'BEGIN { printf "%.2f %s\n", b - a, u }'
+	ls_qemu "$v-$r" "$TMO" --files "$base" --mem "$MEM" --smp "$SMP" \
+		--kernel "$R/vmlinuz" --initrd "$R/initrd-$v.img" --append "$append panic=-1" \
+		--iso "$R/live.iso" --autorun "$R/autorun" --mark '^@@ READY' >&2
+	[[ -n $LS_QEMU_MARK ]] || return 1
+	echo "$LS_QEMU_MARK $(grep -a -m1 '^@@ READY' "$base.out" | sed 's/.*uptime=\([0-9.]*\).*/\1/')"
 }
 
 echo "# live boot: $ISO, accel=$accel, -smp $SMP (host $(nproc) CPUs), ${MEM} MiB, $ROUNDS rounds"
