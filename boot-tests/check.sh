@@ -5,7 +5,8 @@
 # (driver/run.sh quick) and the benchmark's smoke run (bench/bench.sh smoke);
 # each prints its own TAP and summary, and the last line adds them up:
 # "N passed, N failed". Exit status non-zero if any failed. `check.sh full`
-# (make check-full) runs the driver tests' full matrix and the live-build suite.
+# (make check-full) runs the driver tests' full matrix, the live-build suite and the
+# media suite on the Debian ISO.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -43,7 +44,8 @@ check)
 full) # make check-full
 	suite driver-full bash "$here/driver/run.sh" full
 	suite livebuild bash "$here/thirdparty/run.sh"
-	echo "# all suites (driver full matrix, live-build ISO remastered):"
+	suite media-debian bash "$here/run.sh" media-debian
+	echo "# all suites (driver full matrix, live-build ISO remastered, the Debian ISO on its media):"
 	;;
 *)
 	echo "usage: check.sh [check|full]" >&2

@@ -20,6 +20,20 @@ cd "$D" || exit 1
 LS_NAME=guest
 LS_IMG_REL=LiveOS/squashfs.img
 LS_COPYUP=""
+# the medium tests (run.sh suite_media): LS_IMG the image the root runs from (default
+# the medium's), LS_RELEASED=DEV: the medium DEV (sr0, sda) must be released,
+# LS_SWITCH_WAIT=N: rd.live.ram=background must switch to LS_IMG within N s,
+# LS_PERSIST=write|verify|readonly|reset with LS_PDEL, LS_PMODE (image files to
+# delete and to chmod 0600), LS_ISOSCAN=/PATH: the medium is that ISO file,
+# LS_EJECT=1: after the RELEASED line the host ejects the CD
+LS_EJECT=""
+LS_IMG=""
+LS_ISOSCAN=""
+LS_RELEASED=""
+LS_SWITCH_WAIT=""
+LS_PERSIST=""
+LS_PDEL=""
+LS_PMODE=""
 # shellcheck disable=SC1091
 . ./config
 # shellcheck disable=SC1091 # the shared guest functions (gl_*), in the test data too
@@ -27,7 +41,7 @@ LS_COPYUP=""
 
 LIVE=/run/initramfs/live
 BASE=/run/rootfsbase
-IMG=$LIVE/$LS_IMG_REL
+IMG=${LS_IMG:-$LIVE/$LS_IMG_REL}
 
 gl_open
 echo "# livesquash guest checks begin" >&3
@@ -90,6 +104,8 @@ check_manifest() { # DESCRIPTION DIR [EXCLUDES]
 }
 
 gl_diag "$LS_NAME: guest checks start at uptime $(gl_uptime) s, kernel $(uname -r)"
+# what the initramfs said (the host's tests look for some of these lines)
+dmesg | grep -E 'livesquash: |Warning: livesquash' | sed 's/^\[ *[0-9.]*\] //; s/^/@@ KMSG /' >&3
 
 # 1. our driver is the one in this kernel
 gl_check "kernel log has our driver's init line 'livesquash: squashfs 4.0 driver'" \
@@ -99,11 +115,13 @@ gl_check "kernel log has our driver's init line 'livesquash: squashfs 4.0 driver
 root_type=$(mount_field / 3)
 root_opts=$(mount_field / 4)
 upper=$(echo "$root_opts" | tr ',' '\n' | sed -n 's/^upperdir=//p')
+root_lower=$(echo "$root_opts" | tr ',' '\n' | sed -n 's/^lowerdir=//p')
 root_is_overlay() {
 	echo "/ is $root_type ($root_opts)"
-	[ "$root_type" = overlay ] && has_opt "$root_opts" lowerdir=$BASE
+	# (a read-only persistent upper is a layer above it: lowerdir=UPPER:$BASE)
+	[ "$root_type" = overlay ] && [ "${root_lower##*:}" = "$BASE" ]
 }
-gl_check "/ is overlayfs with lowerdir=$BASE" root_is_overlay
+gl_check "/ is overlayfs whose lowest layer is $BASE" root_is_overlay
 
 # 3. /run/rootfsbase is our squashfs on a loop device backed by the image
 base_dev=$(mount_field $BASE 1)
@@ -117,6 +135,25 @@ gl_check "$BASE is mounted read-only with fs type squashfs" base_is_squashfs
 loop_backing() { # /dev/loopN -> its backing file
 	cat "/sys/block/${1#/dev/}/loop/backing_file" 2>/dev/null
 }
+# rd.live.ram=background: the loop device under $BASE switches to the RAM copy
+if [ -n "$LS_SWITCH_WAIT" ]; then
+	b0=$(loop_backing "$base_dev")
+	gl_diag "backing file of $base_dev at uptime $(gl_uptime) s: $b0"
+	if [ "$b0" != "$IMG" ]; then
+		check_manifest "manifest of $BASE while the background copy runs equals the host's" $BASE
+	fi
+	switched() {
+		t=0
+		while [ "$(loop_backing "$base_dev")" != "$IMG" ] && [ "$t" -lt "$LS_SWITCH_WAIT" ]; do
+			sleep 1
+			t=$((t + 1))
+		done
+		echo "backing file of $base_dev: $(loop_backing "$base_dev") at uptime $(gl_uptime) s"
+		dmesg | grep 'livesquash: background copy' | tail -n 1
+		[ "$(loop_backing "$base_dev")" = "$IMG" ]
+	}
+	gl_check "the loop device under $BASE switches to the RAM copy $IMG within $LS_SWITCH_WAIT s" switched
+fi
 base_on_image() {
 	echo "$BASE: device $base_dev, backing file '$(loop_backing "$base_dev")'"
 	case $base_dev in /dev/loop*) ;; *) return 1 ;; esac
@@ -128,7 +165,49 @@ live_is_ro() {
 	echo "$LIVE: $(mount_field $LIVE 1) $(mount_field $LIVE 3) $(mount_field $LIVE 4)"
 	has_opt "$(mount_field $LIVE 4)" ro && [ -f "$IMG" ]
 }
-gl_check "the medium is mounted read-only at $LIVE and holds $LS_IMG_REL" live_is_ro
+if [ -n "$LS_RELEASED" ]; then
+	# after a copy to RAM nothing may hold the medium: not mounted, not a loop's
+	# backing store, no holders (the host then ejects it)
+	released_medium() {
+		echo "mounts of /dev/$LS_RELEASED or at $LIVE:"
+		grep -E "^/dev/${LS_RELEASED}[0-9]* | $LIVE " /proc/mounts && return 1
+		for l in /sys/block/loop*/loop/backing_file; do
+			[ -r "$l" ] || continue
+			echo "$l: $(cat "$l")"
+			case $(cat "$l") in "$LIVE"/* | /dev/"$LS_RELEASED"*) return 1 ;; esac
+		done
+		echo "holders of $LS_RELEASED: $(ls /sys/block/"$LS_RELEASED"/holders)"
+		[ -z "$(ls /sys/block/"$LS_RELEASED"/holders)" ]
+	}
+	gl_check "the medium /dev/$LS_RELEASED is released: not mounted, no loop device on it, no holders" released_medium
+	gl_say "RELEASED $LS_RELEASED"
+	if [ -n "${LS_EJECT:-}" ]; then
+		# the host ejects the CD when it sees RELEASED (QEMU refuses if the guest
+		# holds it locked); from then on it cannot be read
+		ejected() {
+			t=0
+			while dd if="/dev/$LS_RELEASED" of=/dev/null bs=2048 count=1 2>/dev/null && [ "$t" -lt 30 ]; do
+				sleep 1
+				t=$((t + 1))
+			done
+			echo "/dev/$LS_RELEASED after ${t} s: $(dd if="/dev/$LS_RELEASED" of=/dev/null bs=2048 count=1 2>&1 | head -n 1)"
+			! dd if="/dev/$LS_RELEASED" of=/dev/null bs=2048 count=1 2>/dev/null
+		}
+		gl_check "the host ejected /dev/$LS_RELEASED: it cannot be read any more (the checks below read the RAM copy)" ejected
+	fi
+else
+	gl_check "the medium is mounted read-only at $LIVE and holds $LS_IMG_REL" live_is_ro
+fi
+
+# 3b. iso-scan/filename=: the medium is a loop device on that ISO file
+if [ -n "${LS_ISOSCAN:-}" ]; then
+	medium_is_isofile() {
+		ldev=$(mount_field $LIVE 1)
+		echo "$LIVE: $ldev, backing file '$(loop_backing "$ldev")'"
+		[ "$(loop_backing "$ldev")" = "/run/initramfs/isoscan/${LS_ISOSCAN#/}" ]
+	}
+	gl_check "the medium at $LIVE is a loop device of the ISO file $LS_ISOSCAN (iso-scan/filename)" medium_is_isofile
+fi
 
 # 4. markers that must be in the image (remastered ISOs)
 if [ -s "$D/markers" ]; then
@@ -152,10 +231,12 @@ check_manifest "manifest of $BASE equals the host's manifest of the packed tree"
 : >"$TMPDIR/root.exclude"
 echo "= ." >>"$TMPDIR/root.exclude"
 awk '$2 != "/" { print "/ ." $2 }' /proc/mounts >>"$TMPDIR/root.exclude"
-if [ -n "$upper" ] && [ -d "$upper" ]; then
-	(cd "$upper" && find . -xdev -type d) | sed 's/^/= /' >>"$TMPDIR/root.exclude"
-	(cd "$upper" && find . -xdev ! -type d) | sed 's/^/\/ /' >>"$TMPDIR/root.exclude"
-fi
+# (and the layers between them and $BASE: a read-only persistent upper)
+for layer in $upper $(echo "$root_lower" | tr ':' '\n'); do
+	if [ "$layer" = "$BASE" ] || [ ! -d "$layer" ]; then continue; fi
+	(cd "$layer" && find . -xdev -type d) | sed 's/^/= /' >>"$TMPDIR/root.exclude"
+	(cd "$layer" && find . -xdev ! -type d) | sed 's/^/\/ /' >>"$TMPDIR/root.exclude"
+done
 gl_diag "/: $(grep -c . "$TMPDIR/root.exclude") paths excluded as changed at runtime"
 check_manifest "manifest of / equals the host's, except mount points and runtime changes" / "$TMPDIR/root.exclude"
 
@@ -185,6 +266,61 @@ if [ -n "$LS_COPYUP" ]; then
 	}
 	gl_check "appending to ${LS_COPYUP#.} copies it up; the lower file is unchanged" copy_up
 fi
+
+# 7b. persistence (rd.live.overlay=): what one boot changes, the next one sees
+PERSIST=/run/initramfs/persist
+PFILE=/livesquash-persist.txt
+mode_of() { stat -c %a "$1" 2>/dev/null; }
+want_mode() { # the manifest's mode of image path ./X, as stat -c %a prints it
+	awk -F '\t' -v p="$1" '$1 == p { sub(/^0+/, "", $3); print $3 }' "$D/manifest"
+}
+persist_on_device() { # rw|ro
+	echo "$PERSIST: $(mount_field $PERSIST 1) $(mount_field $PERSIST 3) $(mount_field $PERSIST 4); upper $upper"
+	has_opt "$(mount_field $PERSIST 4)" "$1" || return 1
+	if [ "$1" = rw ]; then
+		case $upper in "$PERSIST"/*) return 0 ;; esac
+		return 1
+	fi
+	# read-only: the kept upper is a lower layer, the new upper is the tmpfs
+	case $root_opts in *"lowerdir=$PERSIST/"*) ;; *) return 1 ;; esac
+	[ "$upper" = /run/overlayfs/upper ]
+}
+changes_seen() {
+	echo "$PFILE: '$(cat $PFILE 2>&1)'; /${LS_PDEL#./} $(ls -d "/${LS_PDEL#./}" 2>&1); /${LS_PMODE#./} mode $(mode_of "/${LS_PMODE#./}")"
+	grep -q '^written by persist-write$' $PFILE && [ ! -e "/${LS_PDEL#./}" ] &&
+		[ "$(mode_of "/${LS_PMODE#./}")" = 600 ]
+}
+changes_gone() {
+	echo "$PFILE: $(ls -d $PFILE 2>&1); /${LS_PDEL#./}: $(ls -d "/${LS_PDEL#./}" 2>&1); /${LS_PMODE#./} mode $(mode_of "/${LS_PMODE#./}"), image's $(want_mode "$LS_PMODE")"
+	[ ! -e $PFILE ] && [ -e "/${LS_PDEL#./}" ] && [ "$(mode_of "/${LS_PMODE#./}")" = "$(want_mode "$LS_PMODE")" ]
+}
+case $LS_PERSIST in
+write)
+	gl_check "the overlay's upper is on the persistence device, mounted rw at $PERSIST" persist_on_device rw
+	gl_check "write $PFILE" sh -c "echo 'written by persist-write' > $PFILE"
+	gl_check "delete the image's file /${LS_PDEL#./}" rm "/${LS_PDEL#./}"
+	gl_check "chmod 0600 the image's file /${LS_PMODE#./}" chmod 0600 "/${LS_PMODE#./}"
+	gl_check "sync" sync
+	gl_check "the changes are in place before power-off" changes_seen
+	;;
+verify)
+	gl_check "the overlay's upper is on the persistence device, mounted rw at $PERSIST" persist_on_device rw
+	gl_check "the last boot's changes are here: $PFILE written, /${LS_PDEL#./} deleted, /${LS_PMODE#./} mode 600" changes_seen
+	;;
+readonly)
+	gl_check "rd.live.overlay.readonly: the persistence device is mounted ro at $PERSIST, its upper a lower layer under a tmpfs upper" persist_on_device ro
+	gl_check "the kept changes are here: $PFILE written, /${LS_PDEL#./} deleted, /${LS_PMODE#./} mode 600" changes_seen
+	ro_write() {
+		echo new >/livesquash-ro-new.txt && [ -f /run/overlayfs/upper/livesquash-ro-new.txt ] &&
+			[ ! -e "$PERSIST/LiveOS/overlayfs/upper/livesquash-ro-new.txt" ]
+	}
+	gl_check "a new file lands in the tmpfs upper, not on the persistence device" ro_write
+	;;
+reset)
+	gl_check "the overlay's upper is on the persistence device, mounted rw at $PERSIST" persist_on_device rw
+	gl_check "rd.live.overlay.reset: the kept changes are gone ($PFILE, /${LS_PDEL#./} back, /${LS_PMODE#./} its image's mode)" changes_gone
+	;;
+esac
 
 # 8. the image mounts a second time, read-only, elsewhere, as a user would
 # (util-linux may reuse the loop device, and so the superblock, of $BASE)

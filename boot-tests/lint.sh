@@ -16,8 +16,15 @@ export BUILD=${BUILD:-$TOP/build}
 source "$here/lib.sh"
 cd "$TOP"
 
-mapfile -t scripts < <(find . -path ./build -prune -o -type f \( -name '*.sh' -o -path ./iso/remaster \
-	-o -path ./iso/check-iso -o -path ./.ci/run \) -print | LC_ALL=C sort)
+# every *.sh, and every other file whose first line is a sh or bash shebang
+# (iso/remaster, iso/check-iso, iso/mkpersist, .ci/run, the hook's scripts ...)
+mapfile -t scripts < <({
+	find . -path ./build -prune -o -path ./.git -prune -o -type f -name '*.sh' -print
+	find . -path ./build -prune -o -path ./.git -prune -o -type f ! -name '*.sh' -print |
+		while read -r f; do
+			head -n 1 "$f" 2>/dev/null | grep -qE '^#! ?(/usr)?/bin/(env )?(ba)?sh( |$)' && echo "$f"
+		done
+} | LC_ALL=C sort)
 for f in "${scripts[@]}"; do
 	tap_test "shellcheck ${f#./}" shellcheck "$f"
 done

@@ -3,8 +3,9 @@
 # numbered across every boot, ending with "N passed, N failed".
 #
 # usage: run.sh [all | quick | SUITE ...]
-#   suites: busybox-bios busybox-uefi busybox-usb debian-bios debian-uefi remaster check-iso
-#           missing-medium
+#   suites: busybox-bios busybox-uefi busybox-usb debian-bios debian-uefi media remaster
+#           check-iso missing-medium (media: boot-tests/media.sh), media-debian (not in all:
+#           make check-full runs it)
 #   all   = every suite (debian-uefi only with CHECK_DEBIAN_UEFI=yes)
 #   quick = busybox-bios
 # Environment (make passes these): BUILD TOP ACCEL MEM KERNEL; CHECK_BUILD=no skips
@@ -17,6 +18,8 @@ export TOP=${TOP:-$(dirname "$here")}
 export BUILD=${BUILD:-$TOP/build}
 # shellcheck disable=SC1091 # lib.sh, beside this script
 source "$here/lib.sh"
+# shellcheck disable=SC1091 # media.sh: suite_media
+source "$here/media.sh"
 
 CHECK_BUILD=${CHECK_BUILD:-yes}
 CHECK_DEBIAN_UEFI=${CHECK_DEBIAN_UEFI:-no}
@@ -42,10 +45,10 @@ for a in "${@:-all}"; do
 	all)
 		suites+=(busybox-bios busybox-uefi busybox-usb debian-bios)
 		[[ $CHECK_DEBIAN_UEFI == yes ]] && suites+=(debian-uefi)
-		suites+=(remaster check-iso missing-medium)
+		suites+=(media remaster check-iso missing-medium)
 		;;
 	quick) suites+=(busybox-bios) ;;
-	busybox-bios | busybox-uefi | busybox-usb | debian-bios | debian-uefi | remaster | check-iso | missing-medium) suites+=("$a") ;;
+	busybox-bios | busybox-uefi | busybox-usb | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium) suites+=("$a") ;;
 	*)
 		echo "run.sh: unknown suite '$a'" >&2
 		exit 2
@@ -181,8 +184,14 @@ diff_cmp() { # WANT GOT: silent if equal, else the first differences
 }
 
 # ---- one live boot with the guest checks -------------------------------------
-# live_boot TAG ISO FIRMWARE TIMEOUT MANIFEST [MARKERS] [MEDIUM]: MEDIUM cd (default)
-# or usb (the ISO as a USB stick, as `dd` writes it)
+# live_boot TAG ISO FIRMWARE TIMEOUT MANIFEST [MARKERS] [MEDIUM]: MEDIUM cd (default),
+# usb (the ISO as a USB stick, as `dd` writes it, read-only), virtio (the ISO as a
+# read-only virtio disk), stick:FILE (FILE as a writable USB stick: a stick image with
+# a persistence partition) or none (ISO unused: LB_ARGS brings the drives).
+# LB_ARGS: more ls_qemu options; LB_CONF: more lines for the guest's config
+# (guest.sh's LS_* variables); both are emptied after the boot.
+LB_ARGS=()
+LB_CONF=""
 live_boot() {
 	local tag=$1 iso=$2 firmware=$3 tmo=$4 manifest=$5 markers=${6:-} medium=${7:-cd}
 	local dir=$LS_LOGDIR/$tag data
@@ -199,14 +208,42 @@ live_boot() {
 	{
 		printf 'LS_NAME=%q\n' "$tag"
 		printf 'LS_COPYUP=%q\n' "$copyup"
+		printf '%s\n' "$LB_CONF"
 	} >"$data/config"
 	tar --format=ustar -cf "$dir/data.tar" -C "$data" .
 	local -a fw=()
 	[[ $firmware == uefi ]] && fw=(--uefi)
-	[[ $medium == usb ]] && fw+=(--usb)
-	ls_qemu "$tag" "$tmo" --iso "$iso" "${fw[@]}" --autorun "$here/autorun.sh" --data "$dir/data.tar" \
-		--stop-on "$LS_STOP_REGEX"
-	tap_diag "boot $tag: $LS_QEMU_SECONDS s with $(ls_accel), $firmware firmware, as a ${medium^^}, QEMU exit $LS_QEMU_RC"
+	case $medium in
+	cd) fw+=(--iso "$iso") ;;
+	usb) fw+=(--iso "$iso" --usb) ;;
+	virtio) fw+=(-- -drive "if=none,id=medium,format=raw,readonly=on,file=${iso//,/,,}"
+		-device "virtio-blk-pci,drive=medium,bootindex=1") ;;
+	stick:*)
+		local stick=${medium#stick:}
+		fw+=(-- -device "qemu-xhci,id=xhci" -drive "if=none,id=stick,format=raw,file=${stick//,/,,}"
+			-device "usb-storage,bus=xhci.0,drive=stick,bootindex=1")
+		;;
+	esac
+	# ls_qemu's options first, then after one `--` the QEMU arguments of both lists
+	local -a pre=() post=() a
+	local seen=0
+	for a in "${fw[@]}" "" "${LB_ARGS[@]}"; do
+		if [[ -z $a ]]; then
+			seen=0
+		elif ((seen)); then
+			post+=("$a")
+		elif [[ $a == -- ]]; then
+			seen=1
+		else
+			pre+=("$a")
+		fi
+	done
+	pre+=(--autorun "$here/autorun.sh" --data "$dir/data.tar" --stop-on "$LS_STOP_REGEX")
+	((${#post[@]} == 0)) || pre+=(-- "${post[@]}")
+	ls_qemu "$tag" "$tmo" "${pre[@]}"
+	LB_ARGS=()
+	LB_CONF=""
+	tap_diag "boot $tag: $LS_QEMU_SECONDS s with $(ls_accel), $firmware firmware, as ${medium%%:*}, QEMU exit $LS_QEMU_RC"
 	if [[ -n $LS_QEMU_STOPPED ]]; then
 		local -a last=()
 		mapfile -t last < <(grep -v '^\s*$' "$dir/console.txt" | tail -n 12)
@@ -424,7 +461,7 @@ remaster_iso_checks() {
 			/^El Torito img opts/ && /boot-info-table|grub2-boot-info/ { print "bootinfo ." p[$6] }')
 	local e
 	printf '%s\n' ./LiveOS/squashfs.img ./LiveOS/squashfs.img.sha256 >"$dir/changed"
-	[[ $cmdline == yes ]] && echo ./boot/grub/grub.cfg >>"$dir/changed"
+	[[ $cmdline == yes ]] && printf '%s\n' ./boot/grub/grub.cfg ./boot/grub/loopback.cfg >>"$dir/changed"
 	for e in "${eltorito[@]}"; do
 		echo "${e#* }" >>"$dir/changed"
 	done
@@ -584,6 +621,8 @@ for s in "${suites[@]}"; do
 	busybox-usb) suite_live busybox bios usb ;;
 	debian-bios) suite_live debian bios ;;
 	debian-uefi) suite_live debian uefi ;;
+	media) suite_media busybox ;;
+	media-debian) suite_media debian ;;
 	remaster) suite_remaster ;;
 	check-iso) suite_check_iso ;;
 	missing-medium) suite_missing_medium ;;

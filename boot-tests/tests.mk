@@ -6,7 +6,7 @@ CHECK_BUILD ?= yes## check: yes = `make iso`/`make initramfs` first; no = test w
 CHECK_DEBIAN_UEFI ?= yes## check: yes = also boot the debian ISO through UEFI (adds ~5 min under TCG)
 BOOT_TIMEOUT ?= 240## check: seconds a busybox boot may take, start to power-off
 DEBIAN_TIMEOUT ?= 500## check: seconds a debian boot may take, start to power-off (measured 207-316 s under TCG)
-SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-uefi debian-bios debian-uefi remaster missing-medium)
+SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-uefi busybox-usb debian-bios debian-uefi media media-debian remaster check-iso missing-medium)
 
 BENCH_ROUNDS ?= 6## bench: rounds (stock and ours interleaved, their order swapped every round: an even number balances it); medians and min-max over them
 BENCH_SMP ?= 4## bench: guest vCPUs (parallel readers run N=2 and N=4 up to this; TCG runs them on the host's cores)
@@ -32,7 +32,7 @@ export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 
 .PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke
-check: deps module kernel-tree ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB, remaster, missing medium), the driver tests and the bench smoke run; TAP, logs in build/tests/
+check: deps module kernel-tree ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests and the bench smoke run; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
 check-live: deps ## only the live-ISO boot tests
@@ -41,7 +41,7 @@ check-live: deps ## only the live-ISO boot tests
 check-driver: deps kernel module ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
 	@bash $(TOP)/boot-tests/driver/run.sh quick
 
-check-full: deps kernel module ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; then check-livebuild; the last line adds both up
+check-full: deps kernel module ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; then check-livebuild and the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min); the last line adds them up
 	@bash $(TOP)/boot-tests/check.sh full
 
 check-livebuild: deps ## a third-party ISO: Debian live-build's (built once, cached in /var/cache/livesquash/live-build/), remastered by iso/remaster, live-boot's verify-checksums, booted BIOS/UEFI x CD/USB stick, checked from inside (boot-tests/thirdparty/)

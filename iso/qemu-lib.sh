@@ -51,6 +51,12 @@
 #                    raw results file matches REGEX (looked for every 0.2 s), else empty
 #   --progress CMD   runs CMD (a function or command, no arguments) every 5 s while QEMU
 #                    runs, and once after it ended (e.g. to print the guest's progress)
+#   --menu-entry N   pick GRUB's menu entry N (0-based): once the console shows the menu
+#                    ("Use the ... keys to select"), the monitor sends Down N times and
+#                    Return; LS_QEMU_MENU=1 when it did
+#   --on-result REGEX COMMAND   once a line of the raw results file matches REGEX, send
+#                    COMMAND to the monitor (e.g. 'eject ide1-cd0', the CD of --iso);
+#                    its answer goes to monitor.log, LS_QEMU_ONRESULT_SENT = the second
 #   --press-enter    for boot menus that wait for a key (isolinux `timeout 0`, GRUB
 #                    without a timeout). QEMU gets a monitor on a unix socket
 #                    (monitor.sock beside the logs) and ls_qemu sends `sendkey ret` every
@@ -111,13 +117,21 @@ ls_qemu() {
 	shift 2
 	local iso="" uefi=0 kernel="" initrd="" append="" autorun="" data="" waitfor="" stopon=""
 	local usb=0 press=0 monitor="" edit="" mem=$MEM smp=2 nodefaults=0 logdir="" prefix=""
-	local raw=0 stall="" mark="" progress="" disklist="" diskmode=""
+	local raw=0 stall="" mark="" progress="" disklist="" diskmode="" menu="" onres_re="" onres_cmd=""
 	local -a extra=()
 	while (($#)); do
 		case $1 in
 		--iso) iso=$2 && shift ;;
 		--usb) usb=1 ;;
 		--press-enter) press=1 ;;
+		--menu-entry) menu=$2 && shift ;;
+		--on-result)
+			(($# >= 3)) || {
+				echo "ls_qemu: --on-result needs REGEX and COMMAND" >&2
+				return 2
+			}
+			onres_re=$2 && onres_cmd=$3 && shift 2
+			;;
 		--isolinux-append) edit=$2 && shift ;;
 		--uefi) uefi=1 ;;
 		--kernel) kernel=$2 && shift ;;
@@ -188,7 +202,7 @@ ls_qemu() {
 	local accel
 	accel=$(ls_accel)
 	local -a mon=(-monitor none)
-	if ((press)) || [[ -n $edit ]]; then
+	if ((press)) || [[ -n $edit || -n $menu || -n $onres_re ]]; then
 		monitor=${f[sock]}
 		# a unix socket's path is limited to 107 bytes
 		((${#monitor} < 100)) || monitor=$(mktemp -u "${TMPDIR:-/tmp}/lsq-monitor.XXXXXX")
@@ -205,9 +219,12 @@ ls_qemu() {
 	if [[ -n $iso ]]; then
 		# read-only: a boot never writes to the ISO (commas in -drive values are doubled)
 		if ((usb)); then
+			# (with -kernel QEMU's own boot loader has bootindex 0)
+			local bootindex=0
+			[[ -z $kernel ]] || bootindex=1
 			cmd+=(-device "qemu-xhci,id=xhci"
 				-drive "if=none,id=stick,format=raw,readonly=on,file=${iso//,/,,}"
-				-device "usb-storage,bus=xhci.0,drive=stick,bootindex=0")
+				-device "usb-storage,bus=xhci.0,drive=stick,bootindex=$bootindex")
 		else
 			cmd+=(-drive "if=ide,index=2,media=cdrom,format=raw,readonly=on,file=${iso//,/,,}" -boot d)
 		fi
@@ -277,6 +294,8 @@ ls_qemu_run() {
 	LS_QEMU_MARK=""
 	LS_QEMU_KEYS=0
 	LS_QEMU_READ=""
+	LS_QEMU_MENU=0
+	LS_QEMU_ONRESULT_SENT=""
 	start=$(ls_now)
 	if [[ -z $waitfor && -z $stopon && -z $monitor && -z $stall && -z $mark && -z $progress ]]; then
 		timeout --kill-after=10 "$tmo" "${cmd[@]}" </dev/null >"${f[qemu]}" 2>&1 || rc=$?
@@ -317,6 +336,17 @@ ls_qemu_run() {
 						echo "$t s: drives idle for $idle s after ${LS_QEMU_READ:-?} bytes: Tab, '$edit', Return" >>"${f[monitor_log]}"
 						ls_type "$monitor" "$edit" >>"${f[monitor_log]}" 2>&1 || true
 					fi
+				fi
+				if [[ -n $menu ]] && ((!LS_QEMU_MENU)) && [[ -f ${f[console]} ]] &&
+					ls_strip "${f[console]}" | grep -qE 'Use the .* keys to select'; then
+					LS_QEMU_MENU=1
+					ls_menu_entry "$monitor" "$menu" >>"${f[monitor_log]}" 2>&1 || LS_QEMU_MENU=0
+					echo "$t s: menu entry $menu chosen ($LS_QEMU_MENU)" >>"${f[monitor_log]}"
+				fi
+				if [[ -n $onres_re && -z $LS_QEMU_ONRESULT_SENT ]] && grep -qaE "$onres_re" "${f[results]}" 2>/dev/null; then
+					LS_QEMU_ONRESULT_SENT=$t
+					echo "$t s: results match '$onres_re': $onres_cmd" >>"${f[monitor_log]}"
+					ls_monitor "$monitor" "$onres_cmd" >>"${f[monitor_log]}" 2>&1 || true
 				fi
 				if ((pressing)); then
 					if ((t > LS_PRESS_ENTER_MAX)) ||
@@ -430,6 +460,18 @@ ls_type() {
 		ls_monitor "$sock" "sendkey $k" >/dev/null || return 1
 		LS_QEMU_KEYS=$((LS_QEMU_KEYS + 1))
 	done
+}
+
+# ls_menu_entry SOCKET N: (in ls_qemu_run) GRUB's menu is on screen: Down N times
+# (which stops its countdown), then Return
+ls_menu_entry() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		ls_monitor "$1" "sendkey down" || return 1
+		LS_QEMU_KEYS=$((LS_QEMU_KEYS + 1))
+	done
+	ls_monitor "$1" "sendkey ret" || return 1
+	LS_QEMU_KEYS=$((LS_QEMU_KEYS + 1))
 }
 
 # ls_monitor SOCKET COMMAND: one QEMU human-monitor command over a unix socket; prints

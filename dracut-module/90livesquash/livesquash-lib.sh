@@ -313,6 +313,8 @@ livesquash_ram_background() {
     livesquash_ram_tmpfs || return 0
     set -- "$LIVESQUASH_LIVE"
     [ -n "$(livesquash_get isoloop)" ] && set -- "$@" "$(livesquash_get isoloop)" "$LIVESQUASH_ISOSCAN"
+    _ls_dev=$(readlink -f "$(livesquash_get dev)")
+    case "$_ls_dev" in /dev/sr*) set -- "$@" "$_ls_dev" ;; esac
     info "livesquash: copying $_ls_rel ($_ls_need MiB) to RAM in the background"
     setsid "$_ls_swap" "$_ls_loop" "$LIVESQUASH_LIVE/$_ls_rel" "$LIVESQUASH_RAM/${_ls_rel##*/}" "$@" \
         < /dev/null > /dev/null 2>&1 &
@@ -347,6 +349,10 @@ livesquash_release_medium() {
         losetup -d "$_ls_loop"
         umount -n "$LIVESQUASH_ISOSCAN"
     fi
+    # a CD's tray: unlocked, so that its button ejects it
+    case "$_ls_dev" in
+        /dev/sr*) [ -x /usr/lib/livesquash/loopswap ] && /usr/lib/livesquash/loopswap --release "$_ls_dev" ;;
+    esac
     info "livesquash: the root image runs from RAM; the medium $_ls_dev is released"
 }
 
@@ -389,7 +395,7 @@ livesquash_persist() {
     fi
     case "$_ls_type" in
         vfat | exfat | ntfs | ntfs3 | iso9660 | udf)
-            warn "livesquash: persistence device $_ls_ovl is $_ls_type, which cannot hold an overlay; give rd.live.overlay= the path of an ext4 image file on it (iso/mkpersist --image); $_ls_nop"
+            warn "livesquash: persistence device $_ls_ovl is $_ls_type, which cannot hold an overlay; give rd.live.overlay= the path of an ext4 image file on it (DEV:/persist.img, made with mkfs.ext4); $_ls_nop"
             umount -n "$LIVESQUASH_PERSIST"
             return 1
             ;;

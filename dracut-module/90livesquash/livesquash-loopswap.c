@@ -9,11 +9,16 @@
  *   reads DST, each MOUNTPOINT (the medium, the disk an ISO file is on) is
  *   lazily unmounted (MNT_DETACH), at its path or, after switch_root, under
  *   /proc/1/root, in the order given; a /dev/loopN (an ISO file's loop) is
- *   detached (by the kernel once its last user is gone). Reports to the
- *   kernel log (/dev/kmsg). Exit status 0 when the loop runs from DST.
+ *   detached (by the kernel once its last user is gone); a /dev/srN gets its
+ *   tray unlocked (udev's cdrom_id locks it; without udev running the eject
+ *   button would do nothing). Reports to the kernel log (/dev/kmsg). Exit
+ *   status 0 when the loop runs from DST.
+ * usage: livesquash-loopswap --release MOUNTPOINT|/dev/loopN|/dev/srN...
+ *   only the release, for a copy to RAM made before the root was mounted.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/cdrom.h>
 #include <linux/loop.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,6 +109,14 @@ static void release(const char *mnt)
 			close(fd);
 		return;
 	}
+	if (!strncmp(mnt, "/dev/sr", 7)) {
+		fd = open(mnt, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || ioctl(fd, CDROM_LOCKDOOR, 0))
+			say("cannot unlock the tray of %s: %s\n", mnt, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
 
 	if (!umount2(mnt, MNT_DETACH))
 		return;
@@ -119,8 +132,13 @@ int main(int argc, char **argv)
 	off_t size = 0;
 	int loop, fd, err, i;
 
+	if (argc >= 2 && !strcmp(argv[1], "--release")) {
+		for (i = 2; i < argc; i++)
+			release(argv[i]);
+		return 0;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: livesquash-loopswap LOOPDEV SRC DST [MOUNTPOINT|/dev/loopN...]\n");
+		fprintf(stderr, "usage: livesquash-loopswap LOOPDEV SRC DST [MOUNTPOINT|/dev/loopN|/dev/srN...]\n");
 		return 2;
 	}
 	err = copy(argv[2], argv[3], &size);

@@ -1,0 +1,284 @@
+#!/bin/bash
+# shellcheck disable=SC2154,SC2034 # TEST_ISO, TEST_MANIFEST, TOP ... come from run.sh; LB_* go to its live_boot
+# boot-tests/media.sh: the live system on its media (sourced by run.sh: suite_media).
+# The busybox test ISO booted through GRUB's menu entries (picked with the arrow keys
+# through QEMU's monitor) or, for options no entry has, with the ISO's own kernel,
+# initrd and an entry's command line (-kernel/-initrd, the ISO still the medium):
+#   virtio-check    the ISO as a virtio disk, entry "check the medium first"
+#   persist-write   a stick with iso/mkpersist's partition, UEFI, entry "persistent":
+#                   writes a file, deletes one of the image, chmods another
+#   persist-verify  the same stick again, BIOS: every change is there
+#   persist-readonly  + rd.live.overlay.readonly: changes seen, new writes go to RAM
+#   persist-reset   + rd.live.overlay.reset: the changes are gone
+#   ram             CD, entry "copy to RAM": the medium released, ejected by the host
+#                   (QEMU refuses while the guest holds it), every file read after
+#   ram-lowmem      -m 200 with rd.live.ram and rd.live.overlay= on a CD: both refused
+#                   with their message, the boot goes on from the medium
+#   ram-background  USB stick, rd.live.ram=background: the loop device switches to
+#                   the RAM copy, the medium is released
+#   isofile         a GRUB "multiboot" CD loops the ISO file on an ext4 disk through
+#                   our loopback.cfg, whose entry boots it with iso-scan/filename=
+#   check-bad       one flipped byte in the image, entry "check the medium first":
+#                   the message and dracut's emergency shell
+#   missing-image, corrupt-image  their messages (rd.shell=0 rd.emergency=poweroff)
+# and a table of the boot times (uptime when the guest checks start).
+
+
+
+# grub_entry N GRUB_CFG: the kernel command line of menu entry N (0-based)
+grub_entry() {
+	awk -v n="$1" '$1 == "linux" { if (i++ == n) { $1 = ""; $2 = ""; sub(/^ +/, ""); print; exit } }' "$2"
+}
+
+# flip_byte FILE OFFSET: invert one byte in place
+flip_byte() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	# shellcheck disable=SC2059 # the format is the byte, as an octal escape
+	printf "$(printf '\\%03o' $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# image_extent ISO: "LBA SIZE" of LiveOS/squashfs.img in the ISO
+image_extent() {
+	xorriso -indev "$1" -find /LiveOS/squashfs.img -exec report_lba 2>/dev/null |
+		awk -F ',' '/squashfs.img/ { gsub(/ /, ""); print $2, $4 }' | tail -n 1
+}
+
+# media_inputs DIR: the files the boots use, made from the test ISO
+media_inputs() {
+	local d=$1 p=$2 ext lba size
+	rm -rf "$d/in" && mkdir -p "$d/in"
+	xorriso -osirrox on -indev "$TEST_ISO" -extract /boot/vmlinuz "$d/in/vmlinuz" \
+		-extract /boot/initrd.img "$d/in/initrd.img" -extract /boot/grub/grub.cfg "$d/in/grub.cfg" \
+		-extract /boot/grub/loopback.cfg "$d/in/loopback.cfg" >"$d/in/extract.log" 2>&1
+	tap_test "[$p] the test ISO has /boot/vmlinuz, initrd.img, grub.cfg with 5 entries and loopback.cfg" \
+		media_have_boot "$d/in"
+	tap_test "[$p] iso/mkpersist --size 64M adds partition LSPERSIST (ext4) to a stick image of the ISO; checkisomd5 still passes" \
+		media_stick "$d/in"
+	ext=$(image_extent "$TEST_ISO")
+	read -r lba size <<<"$ext"
+	cp "$TEST_ISO" "$d/in/bad.iso" && cp "$TEST_ISO" "$d/in/badsb.iso"
+	# a byte in the middle of the image's data; and the superblock's inode table
+	# start (bytes 64-71) pointing past the image's end
+	flip_byte "$d/in/bad.iso" $((lba * 2048 + size / 2))
+	printf '\377\377\377\177\000\000\000\000' | dd of="$d/in/badsb.iso" bs=1 seek=$((lba * 2048 + 64)) conv=notrunc status=none
+	tap_test "[$p] a copy of the ISO with one byte of its image flipped, one with a broken superblock (extent LBA ${lba:-?}, ${size:-?} bytes)" \
+		test -n "$lba" -a -n "$size"
+	rm -rf "$d/in/isodisk" && mkdir -p "$d/in/isodisk/isos"
+	cp "$TEST_ISO" "$d/in/isodisk/isos/live.iso"
+	tap_test "[$p] an ext4 disk image holding the ISO as /isos/live.iso (mkfs.ext4 -d)" \
+		mkfs.ext4 -q -F -L ISODISK -d "$d/in/isodisk" "$d/in/isodisk.img" "$(($(stat -c %s "$TEST_ISO") / 1048576 + 48))M"
+	rm -rf "$d/in/isodisk"
+	tap_test "[$p] a GRUB CD (grub-mkrescue) whose entry loops /isos/live.iso and reads its loopback.cfg" \
+		media_multiboot "$d/in"
+}
+media_have_boot() {
+	[[ -s $1/vmlinuz && -s $1/initrd.img && -s $1/loopback.cfg ]] || return 1
+	grep -c '^menuentry' "$1/grub.cfg"
+	[[ $(grep -c '^menuentry' "$1/grub.cfg") == 5 ]]
+}
+media_stick() {
+	rm -f "$1/stick.img"
+	bash "$TOP/iso/mkpersist" --size 64M "$TEST_ISO" "$1/stick.img" || return 1
+	sfdisk -d "$1/stick.img" | grep 'name="LSPERSIST"'
+	checkisomd5 "$1/stick.img" | tail -n 1
+	checkisomd5 "$1/stick.img" >/dev/null
+}
+media_multiboot() {
+	rm -rf "$1/mb" && mkdir -p "$1/mb/boot/grub"
+	cat >"$1/mb/boot/grub/grub.cfg" <<'EOT'
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+insmod part_gpt
+insmod part_msdos
+insmod ext2
+insmod iso9660
+insmod loopback
+set timeout=1
+menuentry "ISO file /isos/live.iso through its loopback.cfg" {
+	search --no-floppy --file --set=isodisk /isos/live.iso
+	loopback loop ($isodisk)/isos/live.iso
+	set iso_path=/isos/live.iso
+	export iso_path
+	set timeout=2
+	export timeout
+	set root=(loop)
+	configfile /boot/grub/loopback.cfg
+}
+EOT
+	grub-mkrescue -o "$1/multiboot.iso" "$1/mb" -- -volid MULTIBOOT >"$1/mb.log" 2>&1 || {
+		tail -n 3 "$1/mb.log"
+		return 1
+	}
+}
+
+# media_kmsg TAG REGEX: the guest's kernel log (its @@ KMSG lines) has REGEX
+media_kmsg() {
+	grep -E "^@@ KMSG .*$2" "$LS_LOGDIR/$1/results.txt" || {
+		echo "no KMSG line matches: $2"
+		grep '^@@ KMSG' "$LS_LOGDIR/$1/results.txt" | tail -n 5
+		return 1
+	}
+}
+
+# media_up TAG: uptime (s) when the guest checks started
+media_up() {
+	sed -n 's/^# .*guest checks start at uptime \([0-9.]*\) s.*/\1/p' "$LS_LOGDIR/$1/results.txt" | head -n 1
+}
+
+# media_stop TAG REGEX...: a boot that must end in a message: the console has each
+# REGEX; no crash
+media_console_has() {
+	local f=$LS_LOGDIR/$1/console.txt re
+	shift
+	for re in "$@"; do
+		grep -m1 -E "$re" "$f" || {
+			echo "console has no line matching: $re"
+			grep -v '^\s*$' "$f" | tail -n 6
+			return 1
+		}
+	done
+}
+
+# suite_media ROOTFS: the boots for the busybox ISO (tags media-*, in `make check`) or
+# the debian one (media-debian-*, in `make check-full`)
+suite_media() {
+	local rootfs=$1 p=media iso in tmo=$BOOT_TIMEOUT lowmem=200
+	if [[ $rootfs == debian ]]; then
+		p=media-debian tmo=$DEBIAN_TIMEOUT lowmem=320
+	fi
+	local dir=$LS_LOGDIR/$p
+	make_target "iso-$rootfs" iso ROOTFS="$rootfs" || true
+	iso=$(iso_of "$rootfs")
+	host_checks "$rootfs" "$iso" "$p" || return 0
+	test_iso "$rootfs" "$p" || return 0
+	mkdir -p "$dir"
+	media_inputs "$dir" "$p"
+	in=$dir/in
+	local persist plain
+	persist=$(grub_entry 2 "$in/grub.cfg")
+	plain=$(grub_entry 0 "$in/grub.cfg")
+	# a file of the image to delete and one to chmod: plain files in /etc
+	local pdel pmode
+	pdel=$(awk -F '\t' '$2 == "f" && $1 ~ /^\.\/etc\/[^\/]+$/ && $1 != "./etc/hostname" { print $1 }' "$TEST_MANIFEST" | sed -n 1p)
+	pmode=$(awk -F '\t' '$2 == "f" && $1 ~ /^\.\/etc\/[^\/]+$/ && $1 != "./etc/hostname" { print $1 }' "$TEST_MANIFEST" | sed -n 2p)
+	local pconf
+	pconf=$(printf 'LS_PDEL=%q\nLS_PMODE=%q' "$pdel" "$pmode")
+
+	# the ISO as a virtio disk, GRUB entry 3: rd.live.check
+	LB_ARGS=(--menu-entry 3)
+	live_boot "$p-virtio-check" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" virtio
+	tap_test "[$p-virtio-check] rd.live.check: the image's sha256 is right (kernel log)" \
+		media_kmsg "$p-virtio-check" 'livesquash: LiveOS/squashfs.img: sha256 OK'
+	tap_test "[$p-virtio-check] rd.live.check: checkisomd5 passes on the virtio disk (console)" \
+		media_console_has "$p-virtio-check" 'the result is: PASS'
+
+	# persistence on a stick: write (UEFI), verify (BIOS), read-only, reset
+	if [[ -s $in/stick.img ]]; then
+		LB_ARGS=(--menu-entry 2)
+		LB_CONF="LS_PERSIST=write"$'\n'"$pconf"
+		live_boot "$p-persist-write" "$TEST_ISO" uefi "$tmo" "$TEST_MANIFEST" "" "stick:$in/stick.img"
+		LB_ARGS=(--menu-entry 2)
+		LB_CONF="LS_PERSIST=verify"$'\n'"$pconf"
+		live_boot "$p-persist-verify" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" "stick:$in/stick.img"
+		LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$persist rd.live.overlay.readonly")
+		LB_CONF="LS_PERSIST=readonly"$'\n'"$pconf"
+		live_boot "$p-persist-readonly" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" "stick:$in/stick.img"
+		LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$persist rd.live.overlay.reset")
+		LB_CONF="LS_PERSIST=reset"$'\n'"$pconf"
+		live_boot "$p-persist-reset" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" "stick:$in/stick.img"
+	fi
+
+	# copy to RAM from a CD (entry 1); the host ejects the CD once the guest says
+	# it is released
+	LB_ARGS=(--menu-entry 1 --on-result '^@@ RELEASED' 'eject ide1-cd0')
+	LB_CONF=$'LS_IMG=/run/initramfs/ram/squashfs.img\nLS_RELEASED=sr0\nLS_EJECT=1'
+	live_boot "$p-ram" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" cd
+	tap_test "[$p-ram] QEMU's monitor ejected the CD (it refuses a CD the guest holds locked)" \
+		media_ejected "$p-ram"
+	tap_test "[$p-ram] the kernel log says the image is in RAM" \
+		media_kmsg "$p-ram" 'livesquash: LiveOS/squashfs.img is in RAM'
+
+	# too little memory for the copy, and no persistence device: both said, boot goes on
+	LB_ARGS=(--mem "$lowmem" --kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$persist rd.live.ram")
+	live_boot "$p-ram-lowmem" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" cd
+	tap_test "[$p-ram-lowmem] -m $lowmem: one message, rd.live.ram refused for lack of memory, the boot goes on from the medium" \
+		media_console_has "$p-ram-lowmem" 'livesquash: rd.live.ram: not copying LiveOS/squashfs.img \([0-9]+ MiB\) to RAM: MemAvailable is [0-9]+ MiB, it needs [0-9]+ \+ [0-9]+ MiB; booting from the medium'
+	tap_test "[$p-ram-lowmem] a CD without LSPERSIST: one message, the boot goes on without persistence" \
+		media_console_has "$p-ram-lowmem" 'livesquash: persistence device LABEL=LSPERSIST not found; booting without persistence'
+
+	# copy to RAM in the background from a USB stick
+	LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$plain rd.live.ram=background")
+	LB_CONF=$'LS_IMG=/run/initramfs/ram/squashfs.img\nLS_RELEASED=sda\nLS_SWITCH_WAIT=60'
+	live_boot "$p-ram-background" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" usb
+	tap_test "[$p-ram-background] the kernel log says the copy is done and the medium released" \
+		media_kmsg "$p-ram-background" 'livesquash: background copy to RAM done: .* reads the copy, the medium is released'
+
+	# an ISO file on an ext4 disk, through GRUB's loopback and our loopback.cfg
+	LB_CONF="LS_ISOSCAN=/isos/live.iso"
+	LB_ARGS=(--iso "$in/multiboot.iso" -- -drive "if=none,id=isodisk,format=raw,snapshot=on,file=$in/isodisk.img"
+		-device "virtio-blk-pci,drive=isodisk")
+	live_boot "$p-isofile" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" none
+	tap_test "[$p-isofile] the kernel ran with iso-scan/filename=/isos/live.iso from loopback.cfg" \
+		media_console_has "$p-isofile" 'Command line:.* iso-scan/filename=/isos/live.iso'
+
+	media_failures "$in" "$p"
+	media_times "$p"
+}
+
+# media_ejected TAG: QEMU's monitor ejected the CD; QEMU refuses while the tray is
+# locked. A root with udev running (Debian) locks it again for the eject button
+# (60-cdrom_id.rules); QEMU then passes the eject on as a button press, which udev
+# honours: the guest's own check that the CD became unreadable decides
+media_ejected() {
+	local log=$LS_LOGDIR/$1/monitor.log res=$LS_LOGDIR/$1/results.txt
+	[[ -n $LS_QEMU_ONRESULT_SENT ]] || {
+		echo "the guest never said RELEASED, nothing was ejected"
+		return 1
+	}
+	echo "monitor: $(tr -d '\r' <"$log" | grep -iE 'results match|is locked|error' | tail -n 2 | tr '\n' ' ')"
+	if ! tr -d '\r' <"$log" | grep -qiE 'is locked|error|not found'; then
+		echo "QEMU ejected the CD at once: the tray was not locked"
+		return 0
+	fi
+	grep -E '^ok - the host ejected' "$res" && grep -q 'systemd' "$LS_LOGDIR/$1/console.txt" &&
+		echo "the tray was locked (udev, for the eject button) and the guest's udev ejected it on request"
+}
+
+# a failed check, a missing image, a broken image: each one message, then the
+# emergency shell (or, with rd.shell=0 rd.emergency=poweroff, power-off)
+media_failures() {
+	local in=$1 p=$2 plain re tmo=180
+	[[ $p == media ]] || tmo=$DEBIAN_TIMEOUT
+	plain=$(grub_entry 0 "$in/grub.cfg")
+	ls_qemu "$p-check-bad" "$tmo" --iso "$in/bad.iso" --menu-entry 3 --wait-for 'Dropping to debug shell|livesquash:/#'
+	tap_diag "boot $p-check-bad: $LS_QEMU_SECONDS s, QEMU exit $LS_QEMU_RC"
+	re='livesquash: root image LiveOS/squashfs.img is corrupt: its sha256 is [0-9a-f]{64}, LiveOS/squashfs.img.sha256 says [0-9a-f]{64}'
+	tap_test "[$p-check-bad] entry 'check the medium first' on a flipped byte: one message naming the file, then the emergency shell, within $tmo s" \
+		media_console_has "$p-check-bad" "$re" 'Dropping to debug shell|livesquash:/#'
+	console_test "$p-check-bad"
+	ls_qemu "$p-missing-image" "$tmo" --iso "$in/bad.iso" --kernel "$in/vmlinuz" --initrd "$in/initrd.img" \
+		--append "$plain rd.live.squashimg=nosuch.img rd.shell=0 rd.emergency=poweroff" --stop-on 'Kernel panic'
+	tap_test "[$p-missing-image] rd.live.squashimg=nosuch.img: 'root image LiveOS/nosuch.img not found on /dev/sr0', then power-off" \
+		media_console_has "$p-missing-image" 'livesquash: root image LiveOS/nosuch.img not found on /dev/sr0' 'reboot: Power down'
+	console_test "$p-missing-image"
+	ls_qemu "$p-corrupt-image" "$tmo" --iso "$in/badsb.iso" --kernel "$in/vmlinuz" --initrd "$in/initrd.img" \
+		--append "$plain rd.shell=0 rd.emergency=poweroff" --stop-on 'Kernel panic'
+	tap_test "[$p-corrupt-image] a broken superblock: our driver names the device ('livesquash (loopN): corrupt image'), then one 'cannot mount LiveOS/squashfs.img: ... Structure needs cleaning' line (EUCLEAN), then power-off" \
+		media_console_has "$p-corrupt-image" 'livesquash \(loop[0-9]+\): corrupt image' \
+		'livesquash: cannot mount LiveOS/squashfs.img: .*Structure needs cleaning' 'reboot: Power down'
+	console_test "$p-corrupt-image"
+}
+
+# the boot-time table: uptime when the guest checks began, per boot
+media_times() {
+	local t b p=$1
+	tap_diag "$p boot times (uptime when the guest checks began; $(ls_accel)):"
+	for b in virtio-check persist-write persist-verify persist-readonly \
+		persist-reset ram ram-lowmem ram-background isofile; do
+		b=$p-$b
+		t=$(media_up "$b" 2>/dev/null)
+		tap_diag "  $(printf '%-24s %8s s' "$b" "${t:-?}")"
+	done
+}
