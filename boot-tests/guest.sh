@@ -25,8 +25,12 @@ LS_COPYUP=""
 # LS_SWITCH_WAIT=N: rd.live.ram=background must switch to LS_IMG within N s,
 # LS_PERSIST=write|verify|readonly|reset with LS_PDEL, LS_PMODE (image files to
 # delete and to chmod 0600), LS_ISOSCAN=/PATH: the medium is that ISO file,
-# LS_EJECT=1: after the RELEASED line the host ejects the CD
+# LS_EJECT=1: after the RELEASED line the host ejects the CD, LS_OVLSIZE=MiB:
+# rd.live.overlay.size=, LS_PERSIST=image with LS_PIMAGE=/FILE: the overlay in an ext4
+# image file on a vfat device
+LS_PIMAGE=""
 LS_EJECT=""
+LS_OVLSIZE=""
 LS_IMG=""
 LS_ISOSCAN=""
 LS_RELEASED=""
@@ -267,6 +271,19 @@ if [ -n "$LS_COPYUP" ]; then
 	gl_check "appending to ${LS_COPYUP#.} copies it up; the lower file is unchanged" copy_up
 fi
 
+# 7a. rd.live.overlay.size=MiB: the tmpfs upper's size
+if [ -n "${LS_OVLSIZE:-}" ]; then
+	ovl_size() {
+		echo "/run/overlayfs: $(mount_field /run/overlayfs 3) $(mount_field /run/overlayfs 4)"
+		has_opt "$(mount_field /run/overlayfs 4)" "size=$((LS_OVLSIZE * 1024))k"
+	}
+	gl_check "rd.live.overlay.size=$LS_OVLSIZE: the tmpfs under the overlay's upper is $LS_OVLSIZE MiB" ovl_size
+fi
+# a copy to RAM: what it takes
+if [ -d /run/initramfs/ram ] && grep -q ' /run/initramfs/ram ' /proc/mounts; then
+	gl_diag "RAM copy: $(df -k /run/initramfs/ram | awk 'NR == 2 { print $3 " KiB used of " $2 }'), MemAvailable now $(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo) MiB"
+fi
+
 # 7b. persistence (rd.live.overlay=): what one boot changes, the next one sees
 PERSIST=/run/initramfs/persist
 PFILE=/livesquash-persist.txt
@@ -315,6 +332,18 @@ readonly)
 			[ ! -e "$PERSIST/LiveOS/overlayfs/upper/livesquash-ro-new.txt" ]
 	}
 	gl_check "a new file lands in the tmpfs upper, not on the persistence device" ro_write
+	;;
+image)
+	# an ext4 image file on a vfat partition, loop-mounted at $PERSIST-img
+	on_image() {
+		echo "$PERSIST: $(mount_field $PERSIST 1) $(mount_field $PERSIST 3) $(mount_field $PERSIST 4)"
+		echo "$PERSIST-img: $(mount_field $PERSIST-img 1) $(mount_field $PERSIST-img 3) $(mount_field $PERSIST-img 4), backing '$(loop_backing "$(mount_field $PERSIST-img 1)")'; upper $upper"
+		[ "$(mount_field $PERSIST 3)" = vfat ] && [ "$(mount_field $PERSIST-img 3)" = ext4 ] &&
+			[ "$(loop_backing "$(mount_field $PERSIST-img 1)")" = "$PERSIST/${LS_PIMAGE#/}" ] &&
+			[ "$upper" = "$PERSIST-img/upper" ]
+	}
+	gl_check "the overlay's upper is in the ext4 image $LS_PIMAGE on the vfat persistence device" on_image
+	gl_check "a new file lands in the image's upper" sh -c "echo image > $PFILE && sync && [ -f $PERSIST-img/upper$PFILE ]"
 	;;
 reset)
 	gl_check "the overlay's upper is on the persistence device, mounted rw at $PERSIST" persist_on_device rw

@@ -5,17 +5,22 @@
 # through QEMU's monitor) or, for options no entry has, with the ISO's own kernel,
 # initrd and an entry's command line (-kernel/-initrd, the ISO still the medium):
 #   virtio-check    the ISO as a virtio disk, entry "check the medium first"
+#   virtio-uefi     the same through OVMF, default entry
 #   persist-write   a stick with iso/mkpersist's partition, UEFI, entry "persistent":
 #                   writes a file, deletes one of the image, chmods another
 #   persist-verify  the same stick again, BIOS: every change is there
-#   persist-readonly  + rd.live.overlay.readonly: changes seen, new writes go to RAM
-#   persist-reset   + rd.live.overlay.reset: the changes are gone
+#   persist-readonly  + rd.live.overlay.readonly, the partition named by PARTLABEL=:
+#                   changes seen, new writes go to RAM
+#   persist-reset   + rd.live.overlay.reset, the partition named by PARTUUID=: the
+#                   changes are gone
+#   persist-vfat    rd.live.overlay=LABEL=VFATP:/persist.img: the overlay in an ext4
+#                   image file on a vfat disk; persist-full: a full one, its message
 #   ram             CD, entry "copy to RAM": the medium released, ejected by the host
 #                   (QEMU refuses while the guest holds it), every file read after
 #   ram-lowmem      -m 200 with rd.live.ram and rd.live.overlay= on a CD: both refused
 #                   with their message, the boot goes on from the medium
 #   ram-background  USB stick, rd.live.ram=background: the loop device switches to
-#                   the RAM copy, the medium is released
+#                   the RAM copy, the medium is released; rd.live.overlay.size=64
 #   isofile         a GRUB "multiboot" CD loops the ISO file on an ext4 disk through
 #                   our loopback.cfg, whose entry boots it with iso-scan/filename=
 #   check-bad       one flipped byte in the image, entry "check the medium first":
@@ -71,6 +76,17 @@ media_inputs() {
 	rm -rf "$d/in/isodisk"
 	tap_test "[$p] a GRUB CD (grub-mkrescue) whose entry loops /isos/live.iso and reads its loopback.cfg" \
 		media_multiboot "$d/in"
+	tap_test "[$p] a vfat disk image (mformat) holding an ext4 image persist.img and a full one, full.img (mkfs.ext4, mcopy)" \
+		media_vfat "$d/in"
+}
+media_vfat() {
+	rm -rf "$1/vfat.img" "$1/persist.img" "$1/full.img" "$1/fill" && mkdir "$1/fill"
+	head -c 13M /dev/urandom >"$1/fill/filler"
+	truncate -s 64M "$1/vfat.img" && mformat -i "$1/vfat.img" -T 131072 -v VFATP :: &&
+		mkfs.ext4 -q -F "$1/persist.img" 32M && mkfs.ext4 -q -F -d "$1/fill" "$1/full.img" 16M &&
+		mcopy -i "$1/vfat.img" "$1/persist.img" "$1/full.img" :: || return 1
+	rm -rf "$1/fill" "$1/persist.img" "$1/full.img"
+	mdir -i "$1/vfat.img" ::
 }
 media_have_boot() {
 	[[ -s $1/vmlinuz && -s $1/initrd.img && -s $1/loopback.cfg ]] || return 1
@@ -174,6 +190,9 @@ suite_media() {
 	tap_test "[$p-virtio-check] rd.live.check: checkisomd5 passes on the virtio disk (console)" \
 		media_console_has "$p-virtio-check" 'the result is: PASS'
 
+	# the ISO as a virtio disk through UEFI, default entry
+	live_boot "$p-virtio-uefi" "$TEST_ISO" uefi "$tmo" "$TEST_MANIFEST" "" virtio
+
 	# persistence on a stick: write (UEFI), verify (BIOS), read-only, reset
 	if [[ -s $in/stick.img ]]; then
 		LB_ARGS=(--menu-entry 2)
@@ -182,13 +201,27 @@ suite_media() {
 		LB_ARGS=(--menu-entry 2)
 		LB_CONF="LS_PERSIST=verify"$'\n'"$pconf"
 		live_boot "$p-persist-verify" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" "stick:$in/stick.img"
-		LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$persist rd.live.overlay.readonly")
+		# the same partition by its GPT name and by its GPT UUID (dracut's label_uuid_to_dev)
+		local partuuid
+		partuuid=$(sfdisk --part-uuid "$in/stick.img" 4 | tr 'A-F' 'a-f')
+		LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "${persist/=LABEL=LSPERSIST/=PARTLABEL=LSPERSIST} rd.live.overlay.readonly")
 		LB_CONF="LS_PERSIST=readonly"$'\n'"$pconf"
 		live_boot "$p-persist-readonly" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" "stick:$in/stick.img"
-		LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$persist rd.live.overlay.reset")
+		LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "${persist/LABEL=LSPERSIST/PARTUUID=$partuuid} rd.live.overlay.reset")
 		LB_CONF="LS_PERSIST=reset"$'\n'"$pconf"
 		live_boot "$p-persist-reset" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" "stick:$in/stick.img"
 	fi
+
+	# persistence in an ext4 image file on a vfat disk; a full one
+	LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$plain rd.live.overlay=LABEL=VFATP:/persist.img"
+		-- -drive "if=none,id=vfat,format=raw,snapshot=on,file=$in/vfat.img" -device "virtio-blk-pci,drive=vfat")
+	LB_CONF=$'LS_PERSIST=image\nLS_PIMAGE=/persist.img'
+	live_boot "$p-persist-vfat" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" cd
+	LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$plain rd.live.overlay=LABEL=VFATP:/full.img"
+		-- -drive "if=none,id=vfat,format=raw,snapshot=on,file=$in/vfat.img" -device "virtio-blk-pci,drive=vfat")
+	live_boot "$p-persist-full" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" cd
+	tap_test "[$p-persist-full] a full persistence image: one message, its changes used read-only, the boot goes on" \
+		media_console_has "$p-persist-full" 'livesquash: persistence device LABEL=VFATP is full \([0-9]+ KiB free\): its changes are used read-only, new ones last until power-off'
 
 	# copy to RAM from a CD (entry 1); the host ejects the CD once the guest says
 	# it is released
@@ -209,8 +242,8 @@ suite_media() {
 		media_console_has "$p-ram-lowmem" 'livesquash: persistence device LABEL=LSPERSIST not found; booting without persistence'
 
 	# copy to RAM in the background from a USB stick
-	LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$plain rd.live.ram=background")
-	LB_CONF=$'LS_IMG=/run/initramfs/ram/squashfs.img\nLS_RELEASED=sda\nLS_SWITCH_WAIT=60'
+	LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$plain rd.live.ram=background rd.live.overlay.size=64")
+	LB_CONF=$'LS_IMG=/run/initramfs/ram/squashfs.img\nLS_RELEASED=sda\nLS_SWITCH_WAIT=60\nLS_OVLSIZE=64'
 	live_boot "$p-ram-background" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" usb
 	tap_test "[$p-ram-background] the kernel log says the copy is done and the medium released" \
 		media_kmsg "$p-ram-background" 'livesquash: background copy to RAM done: .* reads the copy, the medium is released'
@@ -275,8 +308,8 @@ media_failures() {
 media_times() {
 	local t b p=$1
 	tap_diag "$p boot times (uptime when the guest checks began; $(ls_accel)):"
-	for b in virtio-check persist-write persist-verify persist-readonly \
-		persist-reset ram ram-lowmem ram-background isofile; do
+	for b in virtio-check virtio-uefi persist-write persist-verify persist-readonly persist-reset \
+		persist-vfat persist-full ram ram-lowmem ram-background isofile; do
 		b=$p-$b
 		t=$(media_up "$b" 2>/dev/null)
 		tap_diag "  $(printf '%-24s %8s s' "$b" "${t:-?}")"

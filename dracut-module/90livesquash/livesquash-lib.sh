@@ -43,6 +43,13 @@ livesquash_uptime() {
     echo "${_ls_up%%.*}"
 }
 
+# hundredths of a second since the kernel started
+livesquash_uptime_cs() {
+    read -r _ls_up _ < /proc/uptime
+    _ls_cs=${_ls_up#*.}
+    echo "${_ls_up%%.*}${_ls_cs%"${_ls_cs#??}"}" | sed 's/^0*\([0-9]\)/\1/'
+}
+
 # spec -> device path, through dracut's label_uuid_to_dev (CDLABEL= is
 # dmsquash-live's name for LABEL=); fails for a form it does not know
 livesquash_spec_to_dev() {
@@ -284,13 +291,15 @@ livesquash_to_ram() {
     livesquash_ram_tmpfs || return 0
     _ls_img=$LIVESQUASH_LIVE/$_ls_rel
     info "livesquash: copying $_ls_rel ($_ls_need MiB) to RAM"
+    _ls_t0=$(livesquash_uptime_cs)
     if ! dd if="$_ls_img" of="$LIVESQUASH_RAM/${_ls_rel##*/}" bs=1M status=progress 2> /dev/console; then
         warn "livesquash: rd.live.ram: copying $_ls_rel to RAM failed; booting from the medium"
         umount -n "$LIVESQUASH_RAM"
         return 0
     fi
+    _ls_t=$(($(livesquash_uptime_cs) - _ls_t0))
     livesquash_set imgpath "$LIVESQUASH_RAM/${_ls_rel##*/}"
-    info "livesquash: $_ls_rel is in RAM ($_ls_need MiB)"
+    info "livesquash: $_ls_rel is in RAM ($_ls_need MiB, copied in $((_ls_t / 100)).$((_ls_t / 10 % 10)) s; MemAvailable was $_ls_avail MiB)"
 }
 
 # rd.live.ram=background: the root is mounted from the medium; a background
