@@ -175,10 +175,11 @@ suite_media() {
 	local persist plain
 	persist=$(grub_entry 2 "$in/grub.cfg")
 	plain=$(grub_entry 0 "$in/grub.cfg")
-	# a file of the image to delete and one to chmod: plain files in /etc
+	# a file of the image to delete and one to chmod: plain files in /etc, not
+	# hostname and no dot file (Debian makes /etc/.pwd.lock again at every boot)
 	local pdel pmode
-	pdel=$(awk -F '\t' '$2 == "f" && $1 ~ /^\.\/etc\/[^\/]+$/ && $1 != "./etc/hostname" { print $1 }' "$TEST_MANIFEST" | sed -n 1p)
-	pmode=$(awk -F '\t' '$2 == "f" && $1 ~ /^\.\/etc\/[^\/]+$/ && $1 != "./etc/hostname" { print $1 }' "$TEST_MANIFEST" | sed -n 2p)
+	pdel=$(awk -F '\t' '$2 == "f" && $1 ~ /^\.\/etc\/[^\/.][^\/]*$/ && $1 != "./etc/hostname" { print $1 }' "$TEST_MANIFEST" | sed -n 1p)
+	pmode=$(awk -F '\t' '$2 == "f" && $1 ~ /^\.\/etc\/[^\/.][^\/]*$/ && $1 != "./etc/hostname" { print $1 }' "$TEST_MANIFEST" | sed -n 2p)
 	local pconf
 	pconf=$(printf 'LS_PDEL=%q\nLS_PMODE=%q' "$pdel" "$pmode")
 
@@ -224,11 +225,15 @@ suite_media() {
 		media_console_has "$p-persist-full" 'livesquash: persistence device LABEL=VFATP is full \([0-9]+ KiB free\): its changes are used read-only, new ones last until power-off'
 
 	# copy to RAM from a CD (entry 1); the host ejects the CD once the guest says
-	# it is released
-	LB_ARGS=(--menu-entry 1 --on-result '^@@ RELEASED' 'eject ide1-cd0')
+	# it is released. Debian's udev locks the tray again for the eject button
+	# (60-cdrom_id.rules, at every change event), so there the eject is forced: the
+	# guest's own checks (not mounted, no loop on it, no holders) say it is not held
+	local eject='eject ide1-cd0'
+	[[ $rootfs == debian ]] && eject='eject -f ide1-cd0'
+	LB_ARGS=(--menu-entry 1 --on-result '^@@ RELEASED' "$eject")
 	LB_CONF=$'LS_IMG=/run/initramfs/ram/squashfs.img\nLS_RELEASED=sr0\nLS_EJECT=1'
 	live_boot "$p-ram" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" cd
-	tap_test "[$p-ram] QEMU's monitor ejected the CD (it refuses a CD the guest holds locked)" \
+	tap_test "[$p-ram] QEMU's monitor ejected the CD ('$eject'; without -f it refuses a CD whose tray the guest holds locked)" \
 		media_ejected "$p-ram"
 	tap_test "[$p-ram] the kernel log says the image is in RAM" \
 		media_kmsg "$p-ram" 'livesquash: LiveOS/squashfs.img is in RAM'
@@ -260,23 +265,16 @@ suite_media() {
 	media_times "$p"
 }
 
-# media_ejected TAG: QEMU's monitor ejected the CD; QEMU refuses while the tray is
-# locked. A root with udev running (Debian) locks it again for the eject button
-# (60-cdrom_id.rules); QEMU then passes the eject on as a button press, which udev
-# honours: the guest's own check that the CD became unreadable decides
+# media_ejected TAG: QEMU's monitor ejected the CD when the guest said RELEASED; its
+# answer shows no refusal (a locked tray without -f, an unknown device)
 media_ejected() {
-	local log=$LS_LOGDIR/$1/monitor.log res=$LS_LOGDIR/$1/results.txt
+	local log=$LS_LOGDIR/$1/monitor.log
 	[[ -n $LS_QEMU_ONRESULT_SENT ]] || {
 		echo "the guest never said RELEASED, nothing was ejected"
 		return 1
 	}
 	echo "monitor: $(tr -d '\r' <"$log" | grep -iE 'results match|is locked|error' | tail -n 2 | tr '\n' ' ')"
-	if ! tr -d '\r' <"$log" | grep -qiE 'is locked|error|not found'; then
-		echo "QEMU ejected the CD at once: the tray was not locked"
-		return 0
-	fi
-	grep -E '^ok - the host ejected' "$res" && grep -q 'systemd' "$LS_LOGDIR/$1/console.txt" &&
-		echo "the tray was locked (udev, for the eject button) and the guest's udev ejected it on request"
+	! tr -d '\r' <"$log" | grep -iE 'is locked|error|not found'
 }
 
 # a failed check, a missing image, a broken image: each one message, then the
