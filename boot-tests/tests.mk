@@ -24,10 +24,11 @@ BENCH_TIMEOUT ?= 5400## bench: seconds the benchmark boot may take
 BENCH_CLOCK ?= tsc## bench: the guest's clock, tsc (as on hardware) or hpet (tsc=unstable: immune to a host TSC jump, but each kernel clock read is an emulated MMIO read)
 BENCH_LIVE ?= no## bench: yes = `make bench` also runs bench-live at the end (adds ~10 min under TCG)
 BENCH_LIVE_ROUNDS ?= 3## bench-live: boots of each variant (alternating ours, dracut, ours, ...)
+BENCH_LIVE_MODES ?= no## bench-live: yes = also our boot modes rd.live.ram, rd.live.ram=background and persistence, each against our plain boot
 
 export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
 export BENCH_ROUNDS BENCH_SMP BENCH_MEM BENCH_TREE BENCH_FILE_MB BENCH_COMPS BENCH_TREE_COMPS BENCH_EROFS
-export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS BENCH_CLOCK
+export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS BENCH_LIVE_MODES BENCH_CLOCK
 
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 

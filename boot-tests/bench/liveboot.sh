@@ -13,6 +13,10 @@
 # "Root shell" = the test ISO's hook (boot-tests/testiso.sh: a unit at the end
 # of boot) runs our fw_cfg script, which writes a line to the second serial port; the
 # host stamps the moment that line appears. Boots alternate (ours, dracut, ours, ...).
+# BENCH_LIVE_MODES=yes adds our module's boot modes, each with the same CD and initrd:
+# ram (rd.live.ram: the image copied to RAM before the root is mounted), ram-bg
+# (rd.live.ram=background: copied behind the boot; its copy time from the kernel log is
+# printed too) and persist (rd.live.overlay=LABEL=LSPERSIST on an empty ext4 virtio disk).
 # Output: a table, build/bench/run-live/live.{tsv,json}, logs per boot.
 # Environment: LIVE_ISO (default build/livesquash-debian.iso), BENCH_LIVE_ROUNDS (3),
 # BENCH_LIVE_MEM (1024), BENCH_LIVE_SMP (2), BENCH_LIVE_TIMEOUT (seconds per boot, 600),
@@ -75,11 +79,23 @@ EOF
 # seconds are from QEMU's start to the moment the @@ READY line showed up on the second
 # serial port (ls_qemu --mark looks every 0.2 s). Files: VARIANT-ROUND.{console,out,qemu}
 boot() {
-	local v=$1 r=$2 base=$R/$1-$2 append=$cmdline
-	[[ $v == dracut ]] && append="$cmdline rd.live.overlay.overlayfs=1"
+	local v=$1 r=$2 base=$R/$1-$2 append=$cmdline initrd=$R/initrd-ours.img
+	local -a disk=()
+	case $v in
+	dracut) append="$cmdline rd.live.overlay.overlayfs=1" initrd=$R/initrd-dracut.img ;;
+	ram) append="$cmdline rd.live.ram" ;;
+	ram-bg) append="$cmdline rd.live.ram=background" ;;
+	persist)
+		append="$cmdline rd.live.overlay=LABEL=LSPERSIST"
+		rm -f "$R/persist.img"
+		truncate -s 256M "$R/persist.img"
+		mkfs.ext4 -q -L LSPERSIST "$R/persist.img" >&2
+		disk=(-- -drive "if=none,id=persist,format=raw,file=$R/persist.img" -device "virtio-blk-pci,drive=persist")
+		;;
+	esac
 	ls_qemu "$v-$r" "$TMO" --files "$base" --mem "$MEM" --smp "$SMP" \
-		--kernel "$R/vmlinuz" --initrd "$R/initrd-$v.img" --append "$append panic=-1" \
-		--iso "$R/live.iso" --autorun "$R/autorun" --mark '^@@ READY' >&2
+		--kernel "$R/vmlinuz" --initrd "$initrd" --append "$append panic=-1" \
+		--iso "$R/live.iso" --autorun "$R/autorun" --mark '^@@ READY' "${disk[@]}" >&2
 	[[ -n $LS_QEMU_MARK ]] || return 1
 	echo "$LS_QEMU_MARK $(grep -a -m1 '^@@ READY' "$base.out" | sed 's/.*uptime=\([0-9.]*\).*/\1/')"
 }
@@ -89,24 +105,28 @@ echo "# cmdline (ours):   $cmdline"
 echo "# cmdline (dracut): $cmdline rd.live.overlay.overlayfs=1"
 printf 'variant\tround\tseconds\tguest_uptime\troot\n' >"$R/live.tsv"
 fails=0
+variants=(ours dracut)
+[[ ${BENCH_LIVE_MODES:-no} == yes ]] && variants+=(ram ram-bg persist)
 for r in $(seq 1 "$ROUNDS"); do
-	for v in ours dracut; do
+	for v in "${variants[@]}"; do
 		if res=$(boot "$v" "$r"); then
 			root=$(grep -m1 '^@@ ROOT' "$R/$v-$r.out" | cut -c9- | tr -d '\r\t')
 			printf '%s\t%s\t%s\t%s\t%s\n' "$v" "$r" "${res% *}" "${res#* }" "$root" >>"$R/live.tsv"
 			echo "# round $r $v: ${res% *} s to a root shell (guest uptime ${res#* } s)"
+			grep -a -ohE 'livesquash: (LiveOS/squashfs.img is in RAM|background copy to RAM done).*' "$R/$v-$r.console" |
+				tr -d '\r' | head -n 1 | sed 's/^/#   /' || true
 		else
 			fails=$((fails + 1))
 			echo "# round $r $v: no root shell within $TMO s (see $R/$v-$r.console)"
 		fi
 	done
 done
-python3 - "$R" "$accel" <<'EOF'
+python3 - "$R" "$accel" "${variants[@]}" <<'EOF'
 import json, statistics, sys
-rundir, accel = sys.argv[1], sys.argv[2]
+rundir, accel, variants = sys.argv[1], sys.argv[2], sys.argv[3:]
 rows = [l.rstrip("\n").split("\t") for l in open(rundir + "/live.tsv")][1:]
 res = {}
-for v in ("ours", "dracut"):
+for v in variants:
     s = [float(r[2]) for r in rows if r[0] == v]
     u = [float(r[3]) for r in rows if r[0] == v]
     res[v] = {"seconds": s, "uptime": u,
@@ -127,7 +147,10 @@ print("live-boot  s     lower   %-16s  %-21s  %s" % (cell(res["ours"]), cell(res
       "%.2f" % res["ratio_ours_dracut"] if res["ratio_ours_dracut"] else "-"))
 print("# guest uptime at the root shell (kernel start to shell), medians: ours %s s, dracut %s s"
       % (res["ours"]["uptime_median"], res["dracut"]["uptime_median"]))
-for v in ("ours", "dracut"):
+for v in variants[2:]:
+    if res[v]["seconds"] and o:
+        print("live-boot-%-7s s  lower   %-16s  (ours, plain: %.1f)  %.2f of plain" % (v, cell(res[v]), o, res[v]["median"] / o))
+for v in variants:
     print("# %s root: %s" % (v, " / ".join(res[v]["root"])[:300]))
 EOF
 echo "# files: $R/live.tsv live.json, per boot: VARIANT-ROUND.{console,out}"
