@@ -25,7 +25,8 @@
 #                   our loopback.cfg, whose entry boots it with iso-scan/filename=
 #   check-bad       one flipped byte in the image, entry "check the medium first":
 #                   the message and dracut's emergency shell
-#   missing-image, corrupt-image  their messages (rd.shell=0 rd.emergency=poweroff)
+#   missing-image, missing-isofile, corrupt-image  their messages (rd.shell=0
+#                   rd.emergency=poweroff)
 # and a table of the boot times (uptime when the guest checks start).
 
 
@@ -294,6 +295,13 @@ media_failures() {
 	tap_test "[$p-missing-image] rd.live.squashimg=nosuch.img: 'root image LiveOS/nosuch.img not found on /dev/sr0', then power-off" \
 		media_console_has "$p-missing-image" 'livesquash: root image LiveOS/nosuch.img not found on /dev/sr0' 'reboot: Power down'
 	console_test "$p-missing-image"
+	ls_qemu "$p-missing-isofile" "$tmo" --kernel "$in/vmlinuz" --initrd "$in/initrd.img" \
+		--append "$plain iso-scan/filename=/isos/nosuch.iso rd.live.timeout=10 rd.shell=0 rd.emergency=poweroff" \
+		--stop-on 'Kernel panic' -- -drive "if=none,id=isodisk,format=raw,snapshot=on,file=$in/isodisk.img" \
+		-device "virtio-blk-pci,drive=isodisk"
+	tap_test "[$p-missing-isofile] iso-scan/filename=/isos/nosuch.iso on a disk without it: one message after rd.live.timeout=10, then power-off" \
+		media_console_has "$p-missing-isofile" 'livesquash: ISO file /isos/nosuch.iso \(iso-scan/filename\) not found on any disk after 10 s' 'reboot: Power down'
+	console_test "$p-missing-isofile"
 	ls_qemu "$p-corrupt-image" "$tmo" --iso "$in/badsb.iso" --kernel "$in/vmlinuz" --initrd "$in/initrd.img" \
 		--append "$plain rd.shell=0 rd.emergency=poweroff" --stop-on 'Kernel panic'
 	tap_test "[$p-corrupt-image] a broken superblock: our driver names the device ('livesquash (loopN): corrupt image'), then one 'cannot mount LiveOS/squashfs.img: ... Structure needs cleaning' line (EUCLEAN), then power-off" \
