@@ -290,24 +290,40 @@ media_failures() {
 	tap_test "[$p-check-bad] entry 'check the medium first' on a flipped byte: one message naming the file, then the emergency shell, within $tmo s" \
 		media_console_has "$p-check-bad" "$re" 'Dropping to debug shell|livesquash:/#'
 	console_test "$p-check-bad"
-	ls_qemu "$p-missing-image" "$tmo" --iso "$in/bad.iso" --kernel "$in/vmlinuz" --initrd "$in/initrd.img" \
-		--append "$plain rd.live.squashimg=nosuch.img rd.shell=0 rd.emergency=poweroff" --stop-on 'Kernel panic'
-	tap_test "[$p-missing-image] rd.live.squashimg=nosuch.img: 'root image LiveOS/nosuch.img not found on /dev/sr0', then power-off" \
-		media_console_has "$p-missing-image" 'livesquash: root image LiveOS/nosuch.img not found on /dev/sr0' 'reboot: Power down'
-	console_test "$p-missing-image"
-	ls_qemu "$p-missing-isofile" "$tmo" --kernel "$in/vmlinuz" --initrd "$in/initrd.img" \
-		--append "$plain iso-scan/filename=/isos/nosuch.iso rd.live.timeout=10 rd.shell=0 rd.emergency=poweroff" \
-		--stop-on 'Kernel panic' -- -drive "if=none,id=isodisk,format=raw,snapshot=on,file=$in/isodisk.img" \
-		-device "virtio-blk-pci,drive=isodisk"
-	tap_test "[$p-missing-isofile] iso-scan/filename=/isos/nosuch.iso on a disk without it: one message after rd.live.timeout=10, then power-off" \
-		media_console_has "$p-missing-isofile" 'livesquash: ISO file /isos/nosuch.iso \(iso-scan/filename\) not found on any disk after 10 s' 'reboot: Power down'
-	console_test "$p-missing-isofile"
-	ls_qemu "$p-corrupt-image" "$tmo" --iso "$in/badsb.iso" --kernel "$in/vmlinuz" --initrd "$in/initrd.img" \
-		--append "$plain rd.shell=0 rd.emergency=poweroff" --stop-on 'Kernel panic'
-	tap_test "[$p-corrupt-image] a broken superblock: our driver names the device ('livesquash (loopN): corrupt image'), then one 'cannot mount LiveOS/squashfs.img: ... Structure needs cleaning' line (EUCLEAN), then power-off" \
-		media_console_has "$p-corrupt-image" 'livesquash \(loop[0-9]+\): corrupt image' \
-		'livesquash: cannot mount LiveOS/squashfs.img: .*Structure needs cleaning' 'reboot: Power down'
-	console_test "$p-corrupt-image"
+	media_message "$p-missing-image" --iso "$in/bad.iso" -- "rd.live.squashimg=nosuch.img" \
+		"rd.live.squashimg=nosuch.img: 'root image LiveOS/nosuch.img not found on /dev/sr0', then power-off" \
+		'livesquash: root image LiveOS/nosuch.img not found on /dev/sr0'
+	media_message "$p-missing-isofile" -- -drive "if=none,id=isodisk,format=raw,snapshot=on,file=$in/isodisk.img" \
+		-device "virtio-blk-pci,drive=isodisk" -- "iso-scan/filename=/isos/nosuch.iso rd.live.timeout=10" \
+		"iso-scan/filename=/isos/nosuch.iso on a disk without it: one message after rd.live.timeout=10, then power-off" \
+		'livesquash: ISO file /isos/nosuch.iso \(iso-scan/filename\) not found on any disk after 10 s'
+	media_message "$p-corrupt-image" --iso "$in/badsb.iso" -- "" \
+		"a broken superblock: our driver names the device ('livesquash (loopN): corrupt image'), then one 'cannot mount LiveOS/squashfs.img: ... Structure needs cleaning' line (EUCLEAN), then power-off" \
+		'livesquash \(loop[0-9]+\): corrupt image' 'livesquash: cannot mount LiveOS/squashfs.img: .*Structure needs cleaning'
+}
+
+# media_message TAG LS_QEMU-ARGS... -- APPEND DESCRIPTION REGEX...: (in media_failures)
+# the ISO's kernel and initrd with the plain entry's command line, APPEND and
+# rd.shell=0 rd.emergency=poweroff; the console must show each REGEX, then power-off.
+# LS_QEMU-ARGS may hold a `--` of their own (QEMU arguments): the last `--` ends them.
+media_message() {
+	local tag=$1 a
+	shift
+	local -a args=()
+	while (($#)); do
+		a=$1
+		shift
+		if [[ $a == -- ]] && { (($# == 0)) || [[ " $* " != *" -- "* ]]; }; then
+			break
+		fi
+		args+=("$a")
+	done
+	local append=$1 desc=$2
+	shift 2
+	ls_qemu "$tag" "$tmo" --kernel "$in/vmlinuz" --initrd "$in/initrd.img" \
+		--append "$plain${append:+ $append} rd.shell=0 rd.emergency=poweroff" --stop-on 'Kernel panic' "${args[@]}"
+	tap_test "[$tag] $desc" media_console_has "$tag" "$@" 'reboot: Power down'
+	console_test "$tag"
 }
 
 # the boot-time table: uptime when the guest checks began, per boot
