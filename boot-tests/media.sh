@@ -179,8 +179,7 @@ suite_media() {
 	# a file of the image to delete and one to chmod: plain files in /etc, not
 	# hostname and no dot file (Debian makes /etc/.pwd.lock again at every boot)
 	local pdel pmode
-	pdel=$(awk -F '\t' '$2 == "f" && $1 ~ /^\.\/etc\/[^\/.][^\/]*$/ && $1 != "./etc/hostname" { print $1 }' "$TEST_MANIFEST" | sed -n 1p)
-	pmode=$(awk -F '\t' '$2 == "f" && $1 ~ /^\.\/etc\/[^\/.][^\/]*$/ && $1 != "./etc/hostname" { print $1 }' "$TEST_MANIFEST" | sed -n 2p)
+	{ read -r pdel && read -r pmode; } < <(awk -F '\t' '$2 == "f" && $1 ~ /^\.\/etc\/[^\/.][^\/]*$/ && $1 != "./etc/hostname" { print $1 }' "$TEST_MANIFEST")
 	local pconf
 	pconf=$(printf 'LS_PDEL=%q\nLS_PMODE=%q' "$pdel" "$pmode")
 

@@ -504,7 +504,7 @@ dmsquash_boot() {
 	fi
 	xorriso -osirrox on -indev "$iso" -extract /boot/vmlinuz "$dir/vmlinuz" \
 		-extract /boot/grub/grub.cfg "$dir/grub.cfg" >"$dir/extract.log" 2>&1 || true
-	cmdline=$(awk '$1 == "linux" { $1 = ""; $2 = ""; print; exit }' "$dir/grub.cfg" 2>/dev/null | sed 's/^ *//')
+	cmdline=$(grub_entry 0 "$dir/grub.cfg" 2>/dev/null)
 	if [[ ! -s $dir/vmlinuz || $cmdline != *root=live:* ]]; then
 		tap_notok "[$tag] the ISO's kernel and its root=live: command line" "$(tail -n 2 "$dir/extract.log")"
 		return 0
