@@ -49,6 +49,27 @@ $(BZIMAGE): $(KOBJ)/.config $(DRIVER_SRC)
 		echo "kernel: $$(cat $(KOBJ)/include/config/kernel.release) built in $$(( $$(date +%s) - start )) s"
 	@touch $@
 
+# The debug kernel: the same config plus kernel-config/debug/*.config (KASAN, UBSAN,
+# lockdep, kmemleak, KCOV, fault injection), in its own object folder. For make fuzz
+# and the fault tests; never on an ISO.
+KOBJ_DEBUG := $(BUILD)/kobj-debug
+BZIMAGE_DEBUG := $(KOBJ_DEBUG)/arch/x86/boot/bzImage
+KFRAGMENTS_DEBUG := $(sort $(wildcard $(TOP)/kernel-config/debug/*.config))
+
+.PHONY: kernel-debug
+kernel-debug: $(BZIMAGE_DEBUG) ## build the debug kernel (KASAN, UBSAN, lockdep, KCOV) in build/kobj-debug (~40 min fresh)
+
+$(KOBJ_DEBUG)/.config: $(KSRC)/.livesquash-tree $(KFRAGMENTS) $(KFRAGMENTS_DEBUG) $(TOP)/kernel-config/make-config.sh fs-squashfs/Kconfig
+	$(TOP)/kernel-config/make-config.sh $(KSRC) $(KOBJ_DEBUG) $(DEBIAN_KCONFIG) $(KFRAGMENTS) $(KFRAGMENTS_DEBUG)
+
+$(BZIMAGE_DEBUG): $(KOBJ_DEBUG)/.config $(DRIVER_SRC)
+	@echo "kernel-debug: building bzImage in $(KOBJ_DEBUG)"
+	@start=$$(date +%s); $(subst O=$(KOBJ),O=$(KOBJ_DEBUG),$(KMAKE)) bzImage 2>&1 | tee $(BUILD)/kernel-debug-build.log | \
+		grep -E --line-buffered '^(  (CC|LD|AR|AS)  .*(fs/squashfs|vmlinux)|.*(error|warning):)' || true; \
+		[ "$${PIPESTATUS[0]}" = 0 ] || { echo "kernel-debug: build failed, see $(BUILD)/kernel-debug-build.log" >&2; exit 1; }; \
+		echo "kernel-debug: $$(cat $(KOBJ_DEBUG)/include/config/kernel.release) built in $$(( $$(date +%s) - start )) s"
+	@touch $@
+
 # The same driver as a module for Debian's own kernel (linux-image-amd64), so
 # that it can be compared with the stock squashfs.ko on the very same kernel.
 DEB_KHEADERS ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))## Debian kernel headers that `make module` builds against

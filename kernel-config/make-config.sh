@@ -20,7 +20,9 @@ xzcat "$debcfg" | sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' > "$bas
 (cd "$src" && KCONFIG_CONFIG="$obj/.config" scripts/kconfig/merge_config.sh -m -O "$obj" "$base" "$@" >/dev/null)
 make -s -C "$src" O="$obj" olddefconfig
 
-bad=0
+# what each symbol should be: the last fragment that names it wins (the debug
+# fragments come after ours and override, e.g., CONFIG_LOCALVERSION)
+declare -A want_of=() frag_of=()
 for frag in "$@"; do
     while IFS= read -r line; do
         case "$line" in
@@ -30,16 +32,22 @@ for frag in "$@"; do
         esac
         sym=${want#\# }
         sym=${sym%%[= ]*}
-        got=$(grep -E "^(# )?${sym}[= ]" "$obj/.config" || true)
-        if [ "$got" != "$want" ]; then
-            # "is not set" may also be satisfied by the symbol being absent
-            if [ -z "$got" ] && [ "${want#\# }" != "$want" ]; then
-                continue
-            fi
-            echo "make-config: $frag asks '$want', .config has '${got:-nothing}'" >&2
-            bad=1
-        fi
+        want_of[$sym]=$want
+        frag_of[$sym]=$frag
     done < "$frag"
+done
+bad=0
+for sym in "${!want_of[@]}"; do
+    want=${want_of[$sym]}
+    got=$(grep -E "^(# )?${sym}[= ]" "$obj/.config" || true)
+    if [ "$got" != "$want" ]; then
+        # "is not set" may also be satisfied by the symbol being absent
+        if [ -z "$got" ] && [ "${want#\# }" != "$want" ]; then
+            continue
+        fi
+        echo "make-config: ${frag_of[$sym]} asks '$want', .config has '${got:-nothing}'" >&2
+        bad=1
+    fi
 done
 [ "$bad" = 0 ] || exit 1
 echo "make-config: $obj/.config ($(grep -c '=y$' "$obj/.config") built-in options, $(grep -c '=m$' "$obj/.config") modules)"
