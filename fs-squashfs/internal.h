@@ -6,6 +6,7 @@
 #define __LIVESQUASH_INTERNAL_H
 
 #include <linux/fs.h>
+#include <linux/ratelimit.h>
 #include <linux/mutex.h>
 #include <linux/xarray.h>
 #include <linux/shrinker.h>
@@ -89,6 +90,11 @@ struct sqfs_sb {
 	u64 id_table;
 	u64 xattr_table;
 	unsigned int errors;
+	/*
+	 * error messages: each image has its own limit, so that one failing
+	 * medium cannot hide the first errors of another
+	 */
+	struct ratelimit_state ratelimit;
 
 	u32 *ids;
 	unsigned int id_count;

@@ -16,15 +16,23 @@
 
 static struct kmem_cache *sqfs_inode_cachep;
 
+/* an image's messages are limited per image (sqfs_get_tree sets the limit) */
+static bool sqfs_say(const struct super_block *sb)
+{
+	return !sb->s_fs_info || __ratelimit(&SQFS_SB(sb)->ratelimit);
+}
+
 void sqfs_err(const struct super_block *sb, const char *fmt, ...)
 {
 	struct va_format vaf;
 	va_list args;
 
+	if (!sqfs_say(sb))
+		return;
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	pr_err_ratelimited("livesquash (%s): %pV\n", sb->s_id, &vaf);
+	pr_err("livesquash (%s): %pV\n", sb->s_id, &vaf);
 	va_end(args);
 }
 
@@ -34,12 +42,13 @@ int sqfs_corrupt(const struct super_block *sb, const char *fmt, ...)
 	struct va_format vaf;
 	va_list args;
 
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	pr_err_ratelimited("livesquash (%s): corrupt image: %pV\n", sb->s_id,
-			   &vaf);
-	va_end(args);
+	if (sqfs_say(sb)) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_err("livesquash (%s): corrupt image: %pV\n", sb->s_id, &vaf);
+		va_end(args);
+	}
 	if (sb->s_fs_info && SQFS_SB(sb)->errors == SQFS_ERRORS_PANIC)
 		panic("livesquash (%s): corrupt image and errors=panic\n",
 		      sb->s_id);
@@ -312,6 +321,8 @@ static int sqfs_get_tree(struct fs_context *fc)
 	if (!sbi)
 		return -ENOMEM;
 	sbi->errors = opts->errors;
+	ratelimit_state_init(&sbi->ratelimit, DEFAULT_RATELIMIT_INTERVAL,
+			     DEFAULT_RATELIMIT_BURST);
 	/* sget hands it to the new superblock, or leaves it for sqfs_free_fc */
 	fc->s_fs_info = sbi;
 	return get_tree_bdev(fc, sqfs_fill_super);
