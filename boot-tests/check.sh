@@ -2,7 +2,9 @@
 # make check: the static checks (lint.sh: shellcheck, checkpatch, sparse, W=1),
 # the host-side tests of iso/remaster (remaster/host.sh), the
 # live-ISO boot tests (run.sh all), the driver's direct-boot tests
-# (driver/run.sh quick) and the benchmark's smoke run (bench/bench.sh smoke);
+# (driver/run.sh quick: with the corrupted images, the I/O-error disks and every fuzz
+# finding), the benchmark's smoke run (bench/bench.sh smoke) and a few minutes of fresh
+# fuzzing (fuzz/fuzz.sh check);
 # each prints its own TAP and summary, and the last line adds them up:
 # "N passed, N failed". Exit status non-zero if any failed. `check.sh full`
 # (make check-full) runs the driver tests' full matrix, the live-build suite and the
@@ -39,7 +41,8 @@ check)
 	suite live bash "$here/run.sh" all
 	suite driver bash "$here/driver/run.sh" quick
 	suite bench bash "$here/bench/bench.sh" smoke
-	echo "# all suites (lint, remaster host, live, driver, bench smoke):"
+	suite fuzz bash "$here/fuzz/fuzz.sh" check
+	echo "# all suites (lint, remaster host, live, driver, bench smoke, fuzz):"
 	;;
 full) # make check-full
 	suite driver-full bash "$here/driver/run.sh" full

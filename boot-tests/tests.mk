@@ -30,10 +30,22 @@ export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
 export BENCH_ROUNDS BENCH_SMP BENCH_MEM BENCH_TREE BENCH_FILE_MB BENCH_COMPS BENCH_TREE_COMPS BENCH_EROFS
 export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS BENCH_LIVE_MODES BENCH_CLOCK
 
+FUZZ_TIME ?= 30m## fuzz: how long (seconds, Nm or Nh); check runs 180 s
+FUZZ_JOBS ?= 2## fuzz: afl-fuzz instances, each with a QEMU guest of its own
+FUZZ_KERNEL ?= $(BUILD)/kobj-debug/arch/x86/boot/bzImage## fuzz: the guests' kernel (make kernel-debug: KASAN, UBSAN, lockdep, KCOV)
+export FUZZ_JOBS FUZZ_KERNEL
+
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 
+.PHONY: fuzz fuzz-replay
+fuzz: deps kernel-debug ## coverage-guided fuzzing (AFL++ on the host, KCOV from QEMU guests on the debug kernel) for FUZZ_TIME; findings in build/fuzz/findings (each with repro.sh), a row of totals in boot-tests/fuzz/REPORT.md
+	@FUZZ_TIME=$(FUZZ_TIME) bash $(TOP)/boot-tests/fuzz/fuzz.sh run
+
+fuzz-replay: deps kernel-debug ## mount and walk every fuzz finding (build/fuzz/findings, boot-tests/driver/findings) again on FUZZ_KERNEL
+	@bash $(TOP)/boot-tests/fuzz/fuzz.sh replay
+
 .PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke
-check: deps module kernel-tree ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests and the bench smoke run; TAP, logs in build/tests/
+check: deps module kernel-tree ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
 check-live: deps ## only the live-ISO boot tests

@@ -36,6 +36,10 @@
 #   --files PREFIX   no folder: PREFIX.console, PREFIX.console.txt, PREFIX.out,
 #                    PREFIX.out.txt, PREFIX.qemu, PREFIX.cmdline (PREFIX.monitor.log,
 #                    PREFIX.blockstats.txt, PREFIX.OVMF_VARS.fd)
+#   --results-socket PATH   the second serial port is a unix socket QEMU listens on
+#                    (PATH), not a file, and QEMU starts the guest only once a client
+#                    has connected: for a host program that talks with the guest
+#                    (boot-tests/fuzz/vm.py); no results files then
 #   --results-raw    the results text (results.txt, PREFIX.out.txt) loses only carriage
 #                    returns, not escape codes and control characters: for guests whose
 #                    results carry raw bytes (file names with \x01 in them)
@@ -117,7 +121,7 @@ ls_qemu() {
 	shift 2
 	local iso="" uefi=0 kernel="" initrd="" append="" autorun="" data="" waitfor="" stopon=""
 	local usb=0 press=0 monitor="" edit="" mem=$MEM smp=2 nodefaults=0 logdir="" prefix=""
-	local raw=0 stall="" mark="" progress="" disklist="" diskmode="" menu="" onres_re="" onres_cmd=""
+	local raw=0 ressock="" stall="" mark="" progress="" disklist="" diskmode="" menu="" onres_re="" onres_cmd=""
 	local -a extra=()
 	while (($#)); do
 		case $1 in
@@ -147,6 +151,7 @@ ls_qemu() {
 		--logdir) logdir=$2 && shift ;;
 		--files) prefix=$2 && shift ;;
 		--results-raw) raw=1 ;;
+		--results-socket) ressock=$2 && shift ;;
 		--stall) stall=$2 && shift ;;
 		--mark) mark=$2 && shift ;;
 		--progress) progress=$2 && shift ;;
@@ -211,7 +216,12 @@ ls_qemu() {
 	local -a cmd=(qemu-system-x86_64 -machine pc -accel "$accel" -m "$mem" -smp "$smp")
 	((nodefaults)) && cmd+=(-nodefaults -vga none)
 	cmd+=(-display none "${mon[@]}" -no-reboot
-		-serial "file:${f[console]}" -serial "file:${f[results]}")
+		-serial "file:${f[console]}")
+	if [[ -n $ressock ]]; then
+		cmd+=(-chardev "socket,id=lsqres,path=${ressock//,/,,},server=on,wait=on" -serial chardev:lsqres)
+	else
+		cmd+=(-serial "file:${f[results]}")
+	fi
 	if ((uefi)); then
 		cmd+=(-drive "if=pflash,format=raw,readonly=on,file=$LS_OVMF_CODE"
 			-drive "if=pflash,format=raw,file=${f[vars]}")
