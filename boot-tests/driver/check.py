@@ -445,6 +445,15 @@ def check_stress(tap, name, r, seg, row, hangs):
            "%s: sendfile and splice of %s files, then 4 processes (pread, mmap, read, splice) for %s s "
            "with %s drop_caches, every byte right" % (d, sk.get("files"), sk.get("secs"), sk.get("drops")),
            [st[:400], r.get("ABORT", ""), r.get("MOUNT", "")[:200]])
+    mc = r.get("MEMCG", "")
+    mk = kv(mc)
+    tap.ok(mk.get("rc") == "0" and mk.get("fail") == "0" and mk.get("workers-ok") == mk.get("procs") == "4"
+           and int(mk.get("files", "0")) > 0 and mk.get("max", "0").isdigit() and int(mk.get("max", "0")) > 0
+           and mk.get("oom_kill") == "0",
+           "%s: the same 4 processes in a memory cgroup of %s bytes (peak %s): the limit was hit "
+           "(memory.events max %s), no OOM kill, every byte right" % (d, mk.get("limit"), mk.get("peak"),
+                                                                      mk.get("max")),
+           [mc[:400]])
     badc = bad_console(seg) + driver_msgs(seg)
     tap.ok(not badc and kv(r.get("UMOUNT", "rc=?")).get("rc") == "0",
            "%s: console clean (no BUG/WARNING/Oops/Call Trace, no driver error), umount" % d, badc[:8])
@@ -497,6 +506,13 @@ def check_bad(tap, name, r, seg, row, drv, hangs):
     if drv in ("builtin", "ours") and expect == "error":
         tap.ok(oc in ("mount-fails", "walk-errors"),
                "%s: the mount or the walk reports an error" % d, "outcome: %s" % oc)
+    if drv in ("builtin", "ours") and vname.startswith("io-") and r is not None and "END" in r:
+        # a read error: the log names the device, and a mounted image still unmounts
+        named = [m for m in driver_msgs(seg) if re.search(r"livesquash \(vd[a-z]+\)", m)]
+        tap.ok(named, "%s: the kernel log names the device" % d, driver_msgs(seg)[:3])
+        if r.get("MOUNT", "").startswith("ok"):
+            tap.ok(r.get("UMOUNT", "").startswith("rc=0"), "%s: unmounts after the errors" % d,
+                   r.get("UMOUNT", "no UMOUNT line"))
 
 
 def compare(tap, allres, good, bad):

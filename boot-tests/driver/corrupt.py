@@ -2,6 +2,7 @@
 """boot-tests/driver/corrupt.py: corrupted variants of small squashfs images.
 
 usage: corrupt.py BASE BASE2 OUTDIR > list.tsv
+       corrupt.py faults OUTDIR NAME=IMAGE... >> list.tsv
   BASE   gzip image with uncompressed metadata (mksquashfs -noI -noF -noX): every
          inode, directory entry and table field can be patched in place
   BASE2  the same tree with everything compressed (mksquashfs defaults): corruption
@@ -12,6 +13,13 @@ wins), writes OUTDIR/bNN.img and prints one line per variant:
 EXPECT is "error" when the corrupted bytes are used by a mount + full walk (ls -lR,
 cat, listxattr), so a careful driver must report an error, or "any" when a driver may
 legitimately ignore them.
+
+faults: read errors instead of bytes: for each IMAGE, QEMU blkdebug configurations
+(OUTDIR/NAME-REGION.cfg) that fail every read of one sector with EIO: the superblock,
+the first block of the inode and directory tables, the first metadata block of the
+id, fragment, export and xattr id tables, and two data sectors (one in the middle of
+the data, and the last one before the inode table: the tail-end fragment block of a
+small tree). The PATH printed is QEMU's "blkdebug:CFG:IMAGE"; EXPECT is "error".
 """
 import os
 import struct
@@ -389,5 +397,45 @@ def main():
         print("b%02d\t%s\t%s\t%s\t%s" % (i, os.path.abspath(path), name, expect, what))
 
 
+NO_TABLE = 0xFFFFFFFFFFFFFFFF
+
+
+def faults(outdir, specs):
+    os.makedirs(outdir, exist_ok=True)
+    n = 0
+    for spec in specs:
+        name, path = spec.split("=", 1)
+        img = Image(path)
+        sb, d = img.sb, img.data
+        ptr = lambda at: struct.unpack_from("<Q", d, at)[0]
+        regions = [("superblock", 0),
+                   ("inode-table", sb["inode_table_start"]),
+                   ("dir-table", sb["directory_table_start"]),
+                   ("id-table", ptr(sb["id_table_start"]))]
+        for table, field, skip in (("fragment-table", "fragment_table_start", 0),
+                                   ("export-table", "lookup_table_start", 0),
+                                   ("xattr-id-table", "xattr_id_table_start", 16)):
+            if sb[field] != NO_TABLE:
+                regions.append((table, ptr(sb[field] + skip)))
+        data_end = sb["inode_table_start"]
+        regions += [("data-middle", 96 + (data_end - 96) // 2), ("data-last", data_end - 1)]
+        # one disk a sector (regions that share one are named together)
+        sectors = {}
+        for region, at in regions:
+            sectors.setdefault(at // 512, []).append((region, at))
+        for sector in sorted(sectors):
+            what = "+".join(r for r, _ in sectors[sector])
+            n += 1
+            cfg = os.path.abspath(os.path.join(outdir, "%s-%s.cfg" % (name, what)))
+            with open(cfg, "w") as f:
+                f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\nsector = "%d"\n' % sector)
+            print("e%02d\tblkdebug:%s:%s\tio-%s-%s\terror\tEIO on every read of sector %d (%s)"
+                  % (n, cfg, os.path.abspath(path), name, what, sector,
+                     ", ".join("%s at byte %d" % x for x in sectors[sector])))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["faults"]:
+        faults(sys.argv[2], sys.argv[3:])
+    else:
+        main()

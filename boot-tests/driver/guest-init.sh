@@ -14,7 +14,9 @@
 # /skip (appended to the initramfs by run.sh for a restarted boot): "DRV:ID,..." pairs
 # already done by an earlier boot, or the one it hung on
 #   lsq.sendall=1          send every manifest, not only those that differ
-#   lsq.stresssecs=S       the length of the stress pass in seconds (default 8)
+#   lsq.stresssecs=S       the length of the stress pass in seconds (default 8); the pass
+#                          runs twice: as is, then in a memory cgroup (memcg_stress)
+#   lsq.memcgmax=SIZE      that cgroup's memory.max (default 16M)
 #   lsq.reread=0           good: no second manifest after drop_caches (the full
 #                          matrix leaves it to the quick one, to halve its time)
 # Every image: the listing of readdir order, inode numbers, d_type, file handles and
@@ -43,6 +45,7 @@ skip=","
 sendall=$(gl_arg sendall lsq.)
 stresssecs=$(gl_arg stresssecs lsq.)
 reread=$(gl_arg reread lsq.)
+memcgmax=$(gl_arg memcgmax lsq.)
 
 gl_open
 gl_say "START mode=$mode drv=$drvs kernel=$(uname -r)"
@@ -189,9 +192,36 @@ stress() { # DRV ID DEV
 	grep 'stress-FAIL' /tmp/st >>/tmp/err2
 	gl_say "STRESS secs=$(gl_secs) rc=$rc workers-ok=$(grep -c '^stress-worker .* fails=0$' /tmp/st) $(grep '^stress ' /tmp/st) $(grep '^stress-worker' /tmp/st | grep -o ' ops=[0-9]*' | tr -d '\n') $(gl_first 3 /tmp/err2)"
 	aborted stress && return
+	memcg_stress "$2"
+	aborted memcg && return
 	rc=0
 	umount /mnt || rc=$?
 	gl_say "UMOUNT rc=$rc"
+}
+
+# memcg_stress ID: the same stress pass inside a memory cgroup far smaller than the
+# tree (memory.max lsq.memcgmax, default 16M: the page cache, our caches and the
+# readers' own memory must fit), from cold caches; "MEMCG ..." says how it went and
+# what memory.events counted (max: how often the limit was hit; oom_kill)
+memcg_stress() {
+	cg=/sys/fs/cgroup
+	if [ ! -d $cg/lsq ]; then
+		if ! { mount -t cgroup2 none $cg && echo +memory >$cg/cgroup.subtree_control &&
+			mkdir $cg/lsq; }; then
+			gl_say "MEMCG setup-failed"
+			return
+		fi
+	fi
+	echo "${memcgmax:-16M}" >$cg/lsq/memory.max
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	rc=0
+	gl_t0
+	# shellcheck disable=SC2016 # $$ and $1 are the inner shell's
+	sh -c 'echo $$ >/sys/fs/cgroup/lsq/cgroup.procs && exec lsqx -s /mnt "$1" 4 "$2"' _ \
+		"/expected-$1.man" "${stresssecs:-8}" >/tmp/st 2>&1 || rc=$?
+	grep 'stress-FAIL' /tmp/st >/tmp/err2
+	gl_say "MEMCG limit=$(cat $cg/lsq/memory.max) peak=$(cat $cg/lsq/memory.peak 2>/dev/null || echo ?) secs=$(gl_secs) rc=$rc workers-ok=$(grep -c '^stress-worker .* fails=0$' /tmp/st) $(grep '^stress ' /tmp/st) $(sed 's/ /=/' $cg/lsq/memory.events | tr '\n' ' ')$(gl_first 3 /tmp/err2)"
 }
 
 bad() { # DRV ID DEV

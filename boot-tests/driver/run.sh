@@ -274,6 +274,28 @@ if python3 "$here/corrupt.py" "$base" "$base2" "$R/bad" >"$R/bad.tsv" 2>"$R/corr
 else
 	not_ok "corrupt.py: $(tail -n 3 "$R/corrupt.log" | tr '\n' '|')"
 fi
+# I/O errors (QEMU blkdebug): every read of one sector fails with EIO, for each
+# table, the superblock and data, on an image of each compressor
+fault_specs=()
+for c in gzip xz lzo lz4 zstd; do
+	fault_specs+=("$c=$(build_image "io-$c" mk "$c" 4K "" small)")
+done
+if python3 "$here/corrupt.py" faults "$R/faults" "${fault_specs[@]}" >"$R/faults.tsv" 2>"$R/faults.log"; then
+	cat "$R/faults.tsv" >>"$R/bad.tsv"
+	ok "corrupt.py faults: $(wc -l <"$R/faults.tsv") read-error disks (blkdebug) on images of 5 compressors"
+else
+	not_ok "corrupt.py faults: $(tail -n 3 "$R/faults.log" | tr '\n' '|')"
+fi
+# the fuzzer's findings (make fuzz, boot-tests/fuzz): every image that ever crashed or
+# hung a kernel joins the corrupted set, so that every run replays it
+nf=0
+for f in "$TOP"/boot-tests/driver/findings/*.img; do
+	[[ -e $f ]] || continue
+	nf=$((nf + 1))
+	printf 'f%02d\t%s\t%s\tany\t%s\n' "$nf" "$f" "$(basename "$f" .img)" \
+		"a fuzz finding (boot-tests/driver/findings/README.md)" >>"$R/bad.tsv"
+done
+note "$nf fuzz findings in the corrupted set (boot-tests/driver/findings)"
 
 # --- initramfs: busybox, lsqx, manifest.sh, /init, guest-lib.sh (+ Debian's modules) ---
 # mkinitrd OUT [debian]
