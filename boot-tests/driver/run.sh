@@ -3,7 +3,8 @@
 #
 # usage: bash boot-tests/driver/run.sh [quick|full]
 #   quick  17 images (every compressor, block size and variant at least once, plus
-#          squashfs-tools-ng images), 73 corrupted images, 2 stress images; 9 QEMU boots
+#          squashfs-tools-ng images), 73 corrupted images, ~34 read-error disks (blkdebug),
+#          the fuzz findings, 2 stress images (also in a memory cgroup); 9 QEMU boots
 #   full   the whole matrix (compressors x block sizes x variants, extras, both
 #          squashfs-tools-ng writers for each compressor and block size) plus a big
 #          tree (5 GiB sparse file, 100,000-entry directory)
