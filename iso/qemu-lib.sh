@@ -18,7 +18,8 @@
 #   --autorun F, --data F   fw_cfg entries opt/livesquash/autorun and opt/livesquash/data
 #   --virtio-disks LIST MODE   one virtio-blk-pci disk per line of LIST (tab-separated:
 #                    SERIAL, IMAGE, anything else is ignored), the serial the guest sees
-#                    in /sys/block/vdX/serial; PCI slot 3 on, 8 functions a slot.
+#                    in /sys/block/vdX/serial; PCI slot 3 on, 8 functions a slot; the
+#                    devices' ids are vdisk0, vdisk1, ... (for a monitor's device_del)
 #                    MODE readonly (readonly=on) or snapshot (snapshot=on: the guest may
 #                    write, the image stays unchanged). Sets LS_QEMU_NDISKS.
 #   -- ARG...        the rest goes to QEMU's command line as is
@@ -259,7 +260,7 @@ ls_qemu() {
 			slot=$((3 + i / 8)) fn=$((i % 8)) mf=""
 			((fn == 0)) && mf=",multifunction=on"
 			cmd+=(-drive "file=${img//,/,,},if=none,id=d$i,format=raw,$opt"
-				-device "virtio-blk-pci,drive=d$i,serial=$serial,addr=$(printf '0x%x.%d' "$slot" "$fn")$mf")
+				-device "virtio-blk-pci,id=vdisk$i,drive=d$i,serial=$serial,addr=$(printf '0x%x.%d' "$slot" "$fn")$mf")
 			i=$((i + 1))
 		done <"$disklist"
 		LS_QEMU_NDISKS=$i

@@ -2,7 +2,7 @@
 # boot-tests/driver/guest-init.sh: /init of the driver-test initramfs (busybox, POSIX sh).
 #
 # Kernel command line:
-#   lsq.mode=good|bad|stress
+#   lsq.mode=good|bad|stress|unplug
 #                          good: manifest, statfs, readdir, listing, export, re-read,
 #                          remount, options
 #                          bad: mount and walk corrupted images, report what failed
@@ -16,7 +16,7 @@
 #   lsq.sendall=1          send every manifest, not only those that differ
 #   lsq.stresssecs=S       the length of the stress pass in seconds (default 8); the pass
 #                          runs twice: as is, then in a memory cgroup (memcg_stress)
-#   lsq.memcgmax=SIZE      that cgroup's memory.max (default 16M)
+#   lsq.memcgmax=SIZE      that cgroup's memory.max (default 24M)
 #   lsq.reread=0           good: no second manifest after drop_caches (the full
 #                          matrix leaves it to the quick one, to halve its time)
 # Every image: the listing of readdir order, inode numbers, d_type, file handles and
@@ -200,7 +200,7 @@ stress() { # DRV ID DEV
 }
 
 # memcg_stress ID: the same stress pass inside a memory cgroup far smaller than the
-# tree (memory.max lsq.memcgmax, default 16M: the page cache, our caches and the
+# tree (memory.max lsq.memcgmax, default 24M: the page cache, our caches and the
 # readers' own memory must fit), from cold caches; "MEMCG ..." says how it went and
 # what memory.events counted (max: how often the limit was hit; oom_kill)
 memcg_stress() {
@@ -212,7 +212,7 @@ memcg_stress() {
 			return
 		fi
 	fi
-	echo "${memcgmax:-16M}" >$cg/lsq/memory.max
+	echo "${memcgmax:-24M}" >$cg/lsq/memory.max
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	rc=0
@@ -244,6 +244,41 @@ bad() { # DRV ID DEV
 	gl_say "WALK ls=$lrc cat=$crc xattr=$xrc readdir=$drc errors=$(wc -l </tmp/err) $(gl_first 2 /tmp/err)"
 	rc=0
 	umount /mnt || rc=$?
+	gl_say "UMOUNT rc=$rc"
+}
+
+# unplug DRV ID DEV: two readers go over half of the image's files (every other
+# one, largest first) until the host pulls the disk out (run.sh sends device_del once
+# it reads "@@ READING"); then the other half, never read, is read from cold caches:
+# the reader must get errors (EIO or EUCLEAN), nothing may hang, /mnt must unmount
+unplug() {
+	mount_ro "$3" || return
+	find /mnt -type f -size +64k | sort >/tmp/files
+	awk 'NR % 2' /tmp/files >/tmp/before
+	awk '!(NR % 2)' /tmp/files >/tmp/after
+	echo 3 >/proc/sys/vm/drop_caches
+	for _ in 1 2; do
+		(while [ -e "/sys/block/$3" ]; do xargs cat </tmp/before >/dev/null 2>&1; done) &
+	done
+	sleep 1
+	gl_say "READING $3"
+	i=0
+	while [ -e "/sys/block/$3" ] && [ $i -lt 60 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	gone=0
+	[ -e "/sys/block/$3" ] || gone=1
+	wait
+	echo 3 >/proc/sys/vm/drop_caches
+	: >/tmp/err
+	crc=0
+	timeout 60 xargs cat </tmp/after >/dev/null 2>>/tmp/err || crc=$?
+	lrc=0
+	timeout 30 ls -laR /mnt >/dev/null 2>>/tmp/err || lrc=$?
+	gl_say "UNPLUG gone=$gone after=${i}s files=$(wc -l </tmp/after) cat=$crc ls=$lrc errors=$(wc -l </tmp/err) eio=$(grep -c 'I/O error\|Structure needs cleaning' /tmp/err) $(gl_first 2 /tmp/err)"
+	rc=0
+	timeout 30 umount /mnt || rc=$?
 	gl_say "UMOUNT rc=$rc"
 }
 

@@ -521,6 +521,47 @@ fi
 read -r n2 f2 <"$R/report.counts"
 n=$n2
 failed=$((failed + f2))
+
+# --- a disk pulled out while it is read (our kernel, PCI hot-unplug via the monitor) ---
+unplug_boot() {
+	local list=$R/unplug.list base=$R/ours-unplug out con u
+	awk -F '\t' '$1 == "g01" { print $1 "\t" $2 }' "$R/good.tsv" >"$list"
+	[[ -s $list ]] || return 0
+	ls_qemu ours-unplug 300 --files "$base" --mem 512 --smp 1 --nodefaults \
+		--kernel "$R/bzImage-ours" --initrd "$R/initrd-ours.gz" \
+		--append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=unplug lsq.drv=builtin lsq.ndisks=1" \
+		--virtio-disks "$list" readonly --on-result '^@@ READING' 'device_del vdisk0' --stall 120
+	out=$base.out.txt con=$base.console.txt
+	u=$(grep -m1 '^@@ UNPLUG' "$out" || true)
+	if [[ -n $LS_QEMU_ONRESULT_SENT && $u == *" gone=1 "* ]]; then
+		ok "unplug: the disk was pulled out (device_del) while 2 readers read half of its files ($(grep -o 'after=[0-9]*s' <<<"$u"))"
+	else
+		not_ok "unplug: the disk was pulled out while it was read (sent='$LS_QEMU_ONRESULT_SENT' ${u:-no UNPLUG line})"
+	fi
+	if [[ $u =~ cat=([0-9]+) && ${BASH_REMATCH[1]} != 0 && $u =~ eio=([0-9]+) && ${BASH_REMATCH[1]} != 0 ]]; then
+		ok "unplug: reading files not read before gives the reader EIO or EUCLEAN ($(grep -o 'files=[0-9]*' <<<"$u"), $(grep -o 'eio=[0-9]*' <<<"$u") errors)"
+	else
+		not_ok "unplug: reading files not read before gives the reader EIO or EUCLEAN (${u:-no UNPLUG line})"
+	fi
+	if grep -q '^@@ UMOUNT rc=0' "$out" && grep -q '^@@ DONE' "$out"; then
+		ok "unplug: /mnt unmounts afterwards and the guest runs to its end (no hang)"
+	else
+		not_ok "unplug: /mnt unmounts and the guest runs to its end ($(grep -m1 '^@@ UMOUNT' "$out" || echo no UMOUNT), rc=$LS_QEMU_RC)"
+	fi
+	if grep -q 'livesquash (vda)' "$con"; then
+		ok "unplug: the kernel log names the device ($(grep -m1 -o 'livesquash (vda): .*' "$con" | cut -c1-100))"
+	else
+		not_ok "unplug: the kernel log names the device (no 'livesquash (vda)' line in $con)"
+	fi
+	if ls_console_problems "$con" >"$base.problems" && [[ -s $base.problems ]]; then
+		not_ok "unplug: console clean: $(head -n 3 "$base.problems" | tr '\n' '|')"
+	else
+		ok "unplug: console clean (no BUG/WARNING/Oops/Call Trace/KASAN/panic)"
+	fi
+}
+if [[ -z ${DRIVER_ONLY:-} || " $DRIVER_ONLY " == *" ours-unplug "* ]]; then
+	unplug_boot
+fi
 note "total $(($(date +%s) - t_start)) s; results in $R"
 echo "$((n - failed)) passed, $failed failed"
 [[ $failed -eq 0 ]]
