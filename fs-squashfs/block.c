@@ -224,10 +224,23 @@ void sqfs_raw_readahead(struct super_block *sb, u64 pos, u64 end)
 
 static int sqfs_raw_check(struct super_block *sb, u64 pos, size_t len)
 {
+	u64 devsize;
+
 	if (pos > SQFS_SB(sb)->bytes_used ||
 	    len > SQFS_SB(sb)->bytes_used - pos)
 		return sqfs_corrupt(sb, "read of %zu bytes at %llu past the image end",
 				    len, pos);
+	/*
+	 * The mount checked that the image fits the device: a device that no
+	 * longer holds it has shrunk or gone (a medium pulled out), and its page
+	 * cache would hand out zeroes there. That is an I/O error.
+	 */
+	devsize = bdev_nr_bytes(sb->s_bdev);
+	if (pos + len > devsize) {
+		sqfs_err(sb, "read of %zu bytes at %llu past the end of the device (%llu bytes): medium removed?",
+			 len, pos, devsize);
+		return -EIO;
+	}
 	return 0;
 }
 

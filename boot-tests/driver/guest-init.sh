@@ -276,7 +276,7 @@ unplug() {
 	timeout 60 xargs cat </tmp/after >/dev/null 2>>/tmp/err || crc=$?
 	lrc=0
 	timeout 30 ls -laR /mnt >/dev/null 2>>/tmp/err || lrc=$?
-	gl_say "UNPLUG gone=$gone after=${i}s files=$(wc -l </tmp/after) cat=$crc ls=$lrc errors=$(wc -l </tmp/err) eio=$(grep -c 'I/O error\|Structure needs cleaning' /tmp/err) $(gl_first 2 /tmp/err)"
+	gl_say "UNPLUG gone=$gone after=${i}s files=$(wc -l </tmp/after) cat=$crc ls=$lrc errors=$(wc -l </tmp/err) eio=$(grep -c 'Input/output error\|Structure needs cleaning' /tmp/err) $(gl_first 2 /tmp/err)"
 	rc=0
 	timeout 30 umount /mnt || rc=$?
 	gl_say "UMOUNT rc=$rc"
