@@ -69,8 +69,10 @@ class Guest:
             sockpath = "/tmp/lsqfuzz-%d-%s.sock" % (os.getpid(), self.tag)
         if os.path.exists(sockpath):
             os.unlink(sockpath)
+        # nokaslr: KCOV reports addresses without the KASLR offset that /proc/kallsyms
+        # has, and the same edges get the same numbers in every boot
         append = ("console=ttyS0,115200 panic=-1 oops=panic panic_on_warn=1 "
-                  "hung_task_panic=1 softlockup_panic=1 tsc=unstable loglevel=5 "
+                  "hung_task_panic=1 softlockup_panic=1 tsc=unstable loglevel=5 nokaslr "
                   "kasan.fault=panic lsqf.prefixes=%s %s" % (self.a.prefixes, self.a.append)).strip()
         cmd = ["bash", "-c", 'source "$1/iso/qemu-lib.sh"; shift; ls_qemu "$@"', "_", TOP,
                self.tag, str(self.a.vm_timeout), "--files", pre, "--nodefaults",
@@ -316,6 +318,7 @@ def replay(args):
     totals = Totals(args)
     try:
         guest.boot()
+        print("vm.py %s: %s" % (args.name, guest.ready), file=sys.stderr, flush=True)
         return replay_all(args, guest, totals)
     finally:
         totals.write()
