@@ -26,7 +26,8 @@
 # after another), DRIVER_STRESS=ID,... (images of the stress pass; default g02,g10
 # quick), DRIVER_STRESS_SECS (its length per image, 8), DRIVER_RUNDIR (instead of
 # build/driver-tests/run-MODE), DRIVER_TEST_HANG=DRV:ID (the guest stops at that image:
-# a test of the hang watchdog and restart), DRIVER_REREAD (1: a second manifest of every
+# a test of the hang watchdog and restart), DRIVER_MEM (guest MiB, default 512; the debug
+# kernel, LS_KERNEL=build/kobj-debug/..., needs ~1536), DRIVER_REREAD (1: a second manifest of every
 # good image after drop_caches; default 1 quick, 0 full, where it would nearly double
 # the time).
 # Boots: ours-{good,bad,stress,big} (our kernel), debian-{good,bad,stress,big}.{stock,ours}
@@ -376,7 +377,7 @@ boot() {
 		# --stall: no guest output for $stall seconds = a hang; the boot is stopped.
 		# --results-raw: out.txt loses only carriage returns (the guest's lines may
 		# hold raw file names).
-		ls_qemu "$name" "$boot_timeout" --files "$base" --results-raw --mem 512 --smp "$smp" \
+		ls_qemu "$name" "$boot_timeout" --files "$base" --results-raw --mem "${DRIVER_MEM:-512}" --smp "$smp" \
 			--nodefaults --kernel "$kernel" --initrd "$base.initrd" \
 			--append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$ndisks $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
 			--virtio-disks "$list" "$disks" --stall "$stall"
@@ -527,7 +528,7 @@ unplug_boot() {
 	local list=$R/unplug.list base=$R/ours-unplug out con u
 	awk -F '\t' '$1 == "g01" { print $1 "\t" $2 }' "$R/good.tsv" >"$list"
 	[[ -s $list ]] || return 0
-	ls_qemu ours-unplug 300 --files "$base" --mem 512 --smp 1 --nodefaults \
+	ls_qemu ours-unplug 300 --files "$base" --mem "${DRIVER_MEM:-512}" --smp 1 --nodefaults \
 		--kernel "$R/bzImage-ours" --initrd "$R/initrd-ours.gz" \
 		--append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=unplug lsq.drv=builtin lsq.ndisks=1" \
 		--virtio-disks "$list" readonly --on-result '^@@ READING' 'device_del vdisk0' --stall 120
