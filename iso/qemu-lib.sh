@@ -87,7 +87,8 @@
 #
 # Also: ls_accel (kvm or tcg, probed once per shell), ls_strip FILE (escape codes
 # out), ls_now/ls_elapsed, ls_clock_jump, ls_console_problems FILE (lines matching
-# LS_CRASH_REGEX), ls_monitor SOCKET COMMAND.
+# LS_CRASH_REGEX), ls_monitor SOCKET COMMAND, ls_busybox_stage DIR INIT (the tree
+# of a direct boot's busybox initramfs).
 
 LS_QEMU_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=${TOP:-$(dirname "$LS_QEMU_HERE")}
@@ -519,6 +520,24 @@ s.sendall(sys.argv[2].encode() + b"\n")
 sys.stdout.write(prompt().decode("utf-8", "replace"))
 ' "$sock" "$line"
 	fi
+}
+
+# ls_busybox_stage DIR INIT: a fresh tree for a direct boot's initramfs in DIR:
+# busybox-static with a link for each applet in /bin, INIT as /init,
+# boot-tests/guest-lib.sh as /guest-lib.sh, /dev/console, and the empty mount
+# points /proc /sys /mnt /tmp; the caller adds its own files and packs it
+ls_busybox_stage() {
+	local s=$1 a
+	rm -rf "$s"
+	mkdir -p "$s/bin" "$s/dev" "$s/proc" "$s/sys" "$s/mnt" "$s/tmp"
+	cp /bin/busybox "$s/bin/busybox"
+	for a in $(/bin/busybox --list); do
+		[[ $a == busybox ]] || ln -s busybox "$s/bin/$a"
+	done
+	cp "$2" "$s/init"
+	chmod 755 "$s/init"
+	cp "$TOP/boot-tests/guest-lib.sh" "$s/guest-lib.sh"
+	mknod "$s/dev/console" c 5 1
 }
 
 # print the lines of a stripped console that show a kernel problem

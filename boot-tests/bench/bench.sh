@@ -169,17 +169,9 @@ DRIVERS="stock ours"
 
 # --- initramfs ---
 s=$R/initrd-stage
-mkdir -p "$s/bin" "$s/dev" "$s/proc" "$s/sys" "$s/mnt" "$s/tmp" "$s/lib/modules/deps" \
-	"$s/lib/modules/drv/stock" "$s/lib/modules/drv/ours"
-cp /bin/busybox "$s/bin/busybox"
-for a in $(/bin/busybox --list); do
-	[[ $a == busybox ]] || ln -s busybox "$s/bin/$a"
-done
+ls_busybox_stage "$s" "$here/guest-init.sh"
+mkdir -p "$s/lib/modules/deps" "$s/lib/modules/drv/stock" "$s/lib/modules/drv/ours"
 cp "$B/bin/lsqbench" "$s/bin/lsqbench"
-cp "$here/guest-init.sh" "$s/init"
-chmod 755 "$s/init"
-cp "$TOP/boot-tests/guest-lib.sh" "$s/guest-lib.sh"
-mknod "$s/dev/console" c 5 1
 for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk \
 	crc32c_generic libcrc32c erofs loop; do
 	cp "$(modinfo -k "$kver" -n "$a")" "$s/lib/modules/deps/$a.ko"

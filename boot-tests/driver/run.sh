@@ -303,22 +303,13 @@ note "$nf fuzz findings in the corrupted set (boot-tests/driver/findings)"
 # mkinitrd OUT [debian]
 mkinitrd() {
 	local out=$1 s=$R/initrd-stage a
-	rm -rf "$s"
-	mkdir -p "$s/bin" "$s/dev" "$s/proc" "$s/sys" "$s/mnt" "$s/tmp"
-	cp /bin/busybox "$s/bin/busybox"
-	for a in $(/bin/busybox --list); do
-		[[ $a == busybox ]] || ln -s busybox "$s/bin/$a"
-	done
+	ls_busybox_stage "$s" "$here/guest-init.sh"
 	cp "$D/bin/lsqx" "$s/bin/lsqx"
 	cp "$TOP/boot-tests/manifest.sh" "$s/bin/manifest.sh"
-	cp "$here/guest-init.sh" "$s/init"
-	chmod 755 "$s/init"
-	cp "$TOP/boot-tests/guest-lib.sh" "$s/guest-lib.sh"
 	cp "$R/expected" "$s/expected"
 	while IFS=$'\t' read -r a _; do
 		cp "$R/exp-$a.man" "$s/expected-$a.man"
 	done <"$R/good-stress.tsv"
-	mknod "$s/dev/console" c 5 1
 	if [[ ${2:-} == debian ]]; then
 		mkdir -p "$s/lib/modules/deps" "$s/lib/modules/drv/stock" "$s/lib/modules/drv/ours"
 		for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do

@@ -84,17 +84,10 @@ build_bins() {
 
 # the fuzz initramfs: busybox, the agent, /init, guest-lib.sh
 build_initrd() {
-	local s=$F/initrd-stage a
-	rm -rf "$s"
-	mkdir -p "$s/bin" "$s/dev" "$s/proc" "$s/sys" "$s/mnt" "$s/tmp" "$s/lib/modules"
-	cp /bin/busybox "$s/bin/busybox"
-	for a in $(/bin/busybox --list); do
-		[[ $a == busybox ]] || ln -s busybox "$s/bin/$a"
-	done
+	local s=$F/initrd-stage
+	ls_busybox_stage "$s" "$here/init.sh"
+	mkdir -p "$s/lib/modules"
 	cp "$F/bin/lsqfuzz-agent" "$s/bin/"
-	cp "$here/init.sh" "$s/init"
-	chmod 755 "$s/init"
-	cp "$TOP/boot-tests/guest-lib.sh" "$s/guest-lib.sh"
 	if [[ -n ${FUZZ_MODULE:-} ]]; then
 		# Debian's kernel: loop and squashfs are modules
 		local kver ko
@@ -109,7 +102,6 @@ build_initrd() {
 		[[ -f $ko ]] || die "no $ko (make module)"
 		cp "$ko" "$s/lib/modules/drv/squashfs.ko"
 	fi
-	mknod "$s/dev/console" c 5 1
 	(cd "$s" && find . -print0 | sort -z | cpio --null -o -H newc --quiet | gzip -1) >"$F/initrd.gz"
 	rm -rf "$s"
 }
