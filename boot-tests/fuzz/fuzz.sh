@@ -186,13 +186,12 @@ report_row() {
 	python3 - "$F" "$REPORT" "$secs" "$(krelease)" "${FUZZ_NOTE:-}" <<-'EOF'
 		import glob, json, os, sys, time
 		F, report, secs, kernel, note = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
-		execs = edges = crashes = hangs = corpus = 0
-		for st in glob.glob(os.path.join(F, "afl*", "*", "fuzzer_stats")) + glob.glob(os.path.join(F, "afl-n*", "fuzzer_stats")):
+		execs = edges = corpus = mounted = 0
+		# afl/{m1,s2}/ with coverage, afl-nN/default/ without
+		for st in glob.glob(os.path.join(F, "afl*", "*", "fuzzer_stats")):
 		    d = dict(l.split(":", 1) for l in open(st) if ":" in l)
 		    d = {k.strip(): v.strip() for k, v in d.items()}
 		    corpus = max(corpus, int(d.get("corpus_count", 0)))
-		mounted = 0
-		allx = 0
 		for st in glob.glob(os.path.join(F, "run", "vm-*.stats")):
 		    lines = [json.loads(l) for l in open(st) if l.strip()]
 		    if lines:
