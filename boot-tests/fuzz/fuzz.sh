@@ -107,11 +107,13 @@ build_initrd() {
 }
 
 # the seed tree: every inode type, hard links, a sparse file, xattrs, long and short
-# symlinks, a directory big enough for a directory index, fragments and blocks
+# symlinks, fragments and blocks; with BIG a directory of over 8 KiB (a directory
+# index) besides. Small on purpose: a guest's walk costs ~6 ms an entry on the debug
+# kernel, and only two seeds carry the big directory.
 seed_tree() {
-	local t=$1 i
+	local t=$1 big=${2:-} i
 	rm -rf "$t"
-	mkdir -p "$t/dir/sub/deeper" "$t/big" "$t/empty-dir"
+	mkdir -p "$t/dir/sub/deeper" "$t/empty-dir"
 	: >"$t/empty"
 	echo "hello, squashfs" >"$t/small"
 	python3 -c 'import random, sys
@@ -130,9 +132,14 @@ sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(5000)))' >"$t/dir/
 	mknod "$t/blockdev" b 7 0
 	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$t/dir/socket"
 	echo deep >"$t/dir/sub/deeper/file"
-	for i in $(seq -w 1 300); do
-		: >"$t/big/entry-with-a-longish-name-$i"
-	done
+	if [[ -n $big ]]; then
+		# 48 names of ~190 bytes: ~9 KiB of directory entries, past one 8 KiB
+		# metadata block, so mksquashfs writes a directory index
+		mkdir "$t/big"
+		for i in $(seq -w 1 48); do
+			: >"$t/big/$(printf 'n%.0s' $(seq 1 180))-$i"
+		done
+	fi
 	setfattr -n user.comment -v "a comment" "$t/small"
 	setfattr -n user.long -v "$(printf 'v%.0s' $(seq 1 400))" "$t/text-9k"
 	setfattr -n user.comment -v "a comment" "$t/dir"
@@ -143,29 +150,32 @@ sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(5000)))' >"$t/dir/
 }
 
 build_seeds() {
-	local tree=$F/seed-tree s=$F/seeds line name c b
+	local tree=$F/seed-tree s=$F/seeds line name c b t
 	local -a o
 	seed_tree "$tree"
+	seed_tree "$tree-big" big
 	rm -rf "$s" && mkdir -p "$s"
-	# name|compressor|block size|options: every compressor; 4K and 128K blocks;
+	# name|compressor|block size|tree|options: every compressor; 4K and 128K blocks;
 	# uncompressed metadata (mutations land in inodes, directories, tables as they
-	# are); fragments or none; exports, xattrs or none
-	while IFS='|' read -r name c b line; do
+	# are); fragments or none; exports, xattrs or none; the big directory twice
+	while IFS='|' read -r name c b t line; do
 		read -r -a o <<<"$line"
-		mksquashfs "$tree" "$s/$name.sqfs" -noappend -quiet -no-progress -processors 1 \
+		mksquashfs "$tree$t" "$s/$name.sqfs" -noappend -quiet -no-progress -processors 1 \
 			-comp "$c" -b "$b" "${o[@]}" >/dev/null
 	done <<-'EOF'
-		gzip-4k|gzip|4K|
-		gzip-128k|gzip|128K|
-		xz-4k|xz|4K|-Xbcj x86
-		lzo-4k|lzo|4K|
-		lz4-4k-hc|lz4|4K|-Xhc -always-use-fragments
-		zstd-128k|zstd|128K|-no-fragments
-		plain-4k|gzip|4K|-noI -noD -noF -noX
-		plain-4k-noexp|gzip|4K|-noI -noD -noF -noX -no-exports -no-xattrs -no-fragments
-		plain-128k|lz4|128K|-noI -noD -noF -noX -always-use-fragments
-		plain-meta-zstd|zstd|4K|-noI -noX
-		plain-data-xz|xz|4K|-noD -noF
+		gzip-4k|gzip|4K||
+		gzip-128k|gzip|128K||
+		gzip-4k-bigdir|gzip|4K|-big|
+		xz-4k|xz|4K||-Xbcj x86
+		lzo-4k|lzo|4K||
+		lz4-4k-hc|lz4|4K||-Xhc -always-use-fragments
+		zstd-128k|zstd|128K||-no-fragments
+		plain-4k|gzip|4K||-noI -noD -noF -noX
+		plain-4k-bigdir|gzip|4K|-big|-noI -noD -noF -noX
+		plain-4k-noexp|gzip|4K||-noI -noD -noF -noX -no-exports -no-xattrs -no-fragments
+		plain-128k|lz4|128K||-noI -noD -noF -noX -always-use-fragments
+		plain-meta-zstd|zstd|4K||-noI -noX
+		plain-data-xz|xz|4K||-noD -noF
 	EOF
 	# squashfs-tools-ng writes differently (tables, fragments, directory order)
 	gensquashfs -D "$tree" -k -c gzip -b 4096 -q -f "$s/ng-gzip-4k.sqfs" >/dev/null 2>&1 ||
