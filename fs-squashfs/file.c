@@ -12,6 +12,8 @@
 #include <linux/highmem.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <linux/refcount.h>
 #include "internal.h"
 
 /*
@@ -361,25 +363,20 @@ static void sqfs_unmap_pages(void *addr, unsigned int n)
 }
 
 /*
- * Decompress block @idx of @inode straight into @pages, the @n page-cache
- * pages that hold its @len bytes, with no copy through a buffer.
+ * Decompress block @idx of @inode, at @pos with size word @word, straight
+ * into @pages, the @n page-cache pages that hold its @len bytes, with no copy
+ * through a buffer.
  */
-static int sqfs_decode_pages(struct inode *inode, u64 idx,
-			     const struct sqfs_run *run, struct page **pages,
-			     unsigned int n, u32 len)
+static int sqfs_decode_pages(struct inode *inode, u64 idx, u64 pos, u32 word,
+			     struct page **pages, unsigned int n, u32 len)
 {
 	struct super_block *sb = inode->i_sb;
 	size_t size = (size_t)n << PAGE_SHIFT;
 	struct sqfs_worker *w;
 	unsigned int i;
 	void *addr;
-	u64 pos;
-	u32 word;
 	int ret;
 
-	ret = sqfs_block_find(inode, idx, run, &pos, &word);
-	if (ret)
-		return ret;
 	if (!word) {			/* sparse */
 		for (i = 0; i < n; i++)
 			clear_highpage(pages[i]);
@@ -408,36 +405,11 @@ out_put:
 	return ret;
 }
 
-/*
- * Read block @idx, whose first page is @folio, the one the readahead
- * @rac stands at, when the readahead holds every page of the block: take
- * them all and decompress into them. Returns false, having taken nothing,
- * where that cannot be done. The mapping holds no large folios (they are
- * not enabled for it), so every folio is one page.
- */
-static bool sqfs_ra_direct(struct readahead_control *rac, struct folio *folio,
-			   u64 idx, const struct sqfs_run *run,
-			   struct page **pages)
+/* the locked pages of a block are read (@err 0) or failed: unlock them */
+static void sqfs_pages_done(struct page **pages, unsigned int n, int err)
 {
-	struct inode *inode = rac->mapping->host;
-	struct page *one;
-	unsigned int i, n;
-	u32 len;
-	int err;
+	unsigned int i;
 
-	if (idx >= SQFS_I(inode)->nblocks || folio_test_large(folio) ||
-	    folio->index != sqfs_block_first_page(inode->i_sb, idx))
-		return false;
-	len = sqfs_block_len(inode, idx);
-	n = DIV_ROUND_UP(len, PAGE_SIZE);
-	if (readahead_count(rac) < n || (n > 1 && !pages))
-		return false;
-	if (n == 1)
-		pages = &one;
-	pages[0] = &folio->page;
-	for (i = 1; i < n; i++)
-		pages[i] = &readahead_folio(rac)->page;
-	err = sqfs_decode_pages(inode, idx, run, pages, n, len);
 	for (i = 0; i < n; i++) {
 		if (!err) {
 			flush_dcache_page(pages[i]);
@@ -445,6 +417,142 @@ static bool sqfs_ra_direct(struct readahead_control *rac, struct folio *folio,
 		}
 		unlock_page(pages[i]);
 	}
+}
+
+/*
+ * One block of a readahead, to be decompressed by whichever CPU gets to it
+ * first. A readahead that covers several whole blocks queues each of them
+ * on sqfs_wq, whose helpers take the jobs oldest first. A reader in a
+ * stream returns at once and copies out the pages it has while the helpers
+ * fill the next ones; any other reader, once it has queued them all, takes
+ * back the ones nobody has started, newest first, and does them itself.
+ * With one CPU nothing is queued; there are never more jobs than blocks
+ * the readahead asked for. A job unlocks its pages when done
+ * (uptodate or not: a page left not uptodate is read again by read_folio,
+ * which reports the error), and touches nothing of the file after that.
+ */
+struct sqfs_job {
+	struct work_struct work;
+	struct list_head node;	/* in the reader's list, newest first */
+	refcount_t refs;	/* the reader's, and the queue's */
+	struct inode *inode;
+	u64 idx;
+	u64 pos;
+	u32 word;
+	u32 len;
+	unsigned int n;
+	struct page *pages[];
+};
+
+static struct workqueue_struct *sqfs_wq;
+
+static void sqfs_job_put(struct sqfs_job *j)
+{
+	if (refcount_dec_and_test(&j->refs))
+		kfree(j);
+}
+
+static void sqfs_job_run(struct sqfs_job *j)
+{
+	int err = sqfs_decode_pages(j->inode, j->idx, j->pos, j->word,
+				    j->pages, j->n, j->len);
+
+	sqfs_pages_done(j->pages, j->n, err);
+}
+
+static void sqfs_job_work(struct work_struct *work)
+{
+	struct sqfs_job *j = container_of(work, struct sqfs_job, work);
+
+	sqfs_job_run(j);
+	sqfs_job_put(j);
+}
+
+/*
+ * The reader is done queueing: it takes back the jobs not started yet and
+ * does them itself (@help), or leaves them all to the helpers and goes on.
+ */
+static void sqfs_jobs_reclaim(struct list_head *jobs, bool help)
+{
+	struct sqfs_job *j, *tmp;
+
+	list_for_each_entry_safe(j, tmp, jobs, node) {
+		list_del(&j->node);
+		if (help && cancel_work(&j->work)) {
+			sqfs_job_run(j);
+			sqfs_job_put(j);
+		}
+		sqfs_job_put(j);
+	}
+}
+
+int sqfs_jobs_init(void)
+{
+	sqfs_wq = alloc_workqueue("livesquash", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	return sqfs_wq ? 0 : -ENOMEM;
+}
+
+void sqfs_jobs_exit(void)
+{
+	destroy_workqueue(sqfs_wq);
+}
+
+/*
+ * Read block @idx, whose first page is @folio, the one the readahead
+ * @rac stands at, when the readahead holds every page of the block: take
+ * them all and decompress into them, or queue them as a job on @jobs
+ * (when not NULL) if more blocks follow. Returns false, having taken
+ * nothing, where that cannot be done. The mapping holds no large folios
+ * (they are not enabled for it), so every folio is one page.
+ */
+static bool sqfs_ra_direct(struct readahead_control *rac, struct folio *folio,
+			   u64 idx, const struct sqfs_run *run,
+			   struct page **pages, struct list_head *jobs)
+{
+	struct inode *inode = rac->mapping->host;
+	struct sqfs_job *j = NULL;
+	struct page *one;
+	unsigned int i, n;
+	u64 pos;
+	u32 len, word;
+	int err;
+
+	if (idx >= SQFS_I(inode)->nblocks || folio_test_large(folio) ||
+	    folio->index != sqfs_block_first_page(inode->i_sb, idx))
+		return false;
+	len = sqfs_block_len(inode, idx);
+	n = DIV_ROUND_UP(len, PAGE_SIZE);
+	if (readahead_count(rac) < n)
+		return false;
+	if (jobs && (readahead_count(rac) > n || !list_empty(jobs)))
+		j = kmalloc(struct_size(j, pages, n), GFP_NOFS | __GFP_NOWARN);
+	if (j)
+		pages = j->pages;
+	else if (n == 1)
+		pages = &one;
+	else if (!pages)
+		return false;
+	pages[0] = &folio->page;
+	for (i = 1; i < n; i++)
+		pages[i] = &readahead_folio(rac)->page;
+	err = sqfs_block_find(inode, idx, run, &pos, &word);
+	if (!err && j && word) {
+		INIT_WORK(&j->work, sqfs_job_work);
+		refcount_set(&j->refs, 2);
+		j->inode = inode;
+		j->idx = idx;
+		j->pos = pos;
+		j->word = word;
+		j->len = len;
+		j->n = n;
+		list_add(&j->node, jobs);
+		queue_work(sqfs_wq, &j->work);
+		return true;
+	}
+	if (!err)
+		err = sqfs_decode_pages(inode, idx, pos, word, pages, n, len);
+	sqfs_pages_done(pages, n, err);
+	kfree(j);
 	return true;
 }
 
@@ -462,11 +570,22 @@ static void sqfs_readahead(struct readahead_control *rac)
 	bool ahead = rac->ra && rac->ra->async_size &&
 		     rac->ra->start == readahead_index(rac);
 	struct page **pages = NULL;
+	LIST_HEAD(jobs);
+	/* other CPUs may take blocks of this readahead */
+	bool par = num_online_cpus() > 1;
 	int err = 0;
 	u64 last;
 
 	/* a block is decompressed whole: read all of its pages while at it */
 	end = round_up(readahead_pos(rac) + readahead_length(rac), bs);
+	/*
+	 * a stream whose window holds few (large) blocks takes one more than
+	 * there are CPUs, so that every CPU has a block to decompress while
+	 * the reader copies out the one before
+	 */
+	if (ahead && par)
+		end = max_t(loff_t, end,
+			    start + (loff_t)bs * (num_online_cpus() + 1));
 	end = min_t(loff_t, end, round_up(i_size_read(inode), PAGE_SIZE));
 	if (end > start)
 		readahead_expand(rac, start, end - start);
@@ -485,7 +604,8 @@ static void sqfs_readahead(struct readahead_control *rac)
 		} else if (idx != src.idx) {
 			sqfs_src_drop(sb, &src);
 			sqfs_run_start(inode, idx, last, ahead, &run);
-			if (sqfs_ra_direct(rac, folio, idx, &run, pages))
+			if (sqfs_ra_direct(rac, folio, idx, &run, pages,
+					   par ? &jobs : NULL))
 				continue;
 			err = sqfs_src_load(inode, idx, &src, &run);
 		}
@@ -494,6 +614,7 @@ static void sqfs_readahead(struct readahead_control *rac)
 		folio_unlock(folio);
 	}
 	sqfs_src_drop(sb, &src);
+	sqfs_jobs_reclaim(&jobs, !ahead);
 	kfree(pages);
 }
 

@@ -203,6 +203,8 @@ extern const struct file_operations sqfs_dir_fops;
 extern const struct address_space_operations sqfs_file_aops;
 extern const struct file_operations sqfs_file_fops;
 void sqfs_file_evict(struct inode *inode);
+int sqfs_jobs_init(void);
+void sqfs_jobs_exit(void);
 
 /* export.c */
 extern const struct export_operations sqfs_export_ops;

@@ -407,18 +407,25 @@ static int __init sqfs_init(void)
 	if (!sqfs_inode_cachep)
 		return -ENOMEM;
 	sqfs_pools_init();
+	err = sqfs_jobs_init();
+	if (err)
+		goto out_cache;
 	err = register_filesystem(&sqfs_fs_type);
-	if (err) {
-		kmem_cache_destroy(sqfs_inode_cachep);
-		return err;
-	}
+	if (err)
+		goto out_jobs;
 	pr_info("livesquash: squashfs 4.0 driver %s\n", LIVESQUASH_VERSION);
 	return 0;
+out_jobs:
+	sqfs_jobs_exit();
+out_cache:
+	kmem_cache_destroy(sqfs_inode_cachep);
+	return err;
 }
 
 static void __exit sqfs_exit(void)
 {
 	unregister_filesystem(&sqfs_fs_type);
+	sqfs_jobs_exit();
 	rcu_barrier();	/* inodes freed by RCU must be gone first */
 	kmem_cache_destroy(sqfs_inode_cachep);
 }

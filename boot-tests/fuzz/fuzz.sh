@@ -31,7 +31,8 @@
 # kernel-debug; KCOV gives the coverage, KASAN/UBSAN/lockdep the reports), FUZZ_MODULE
 # (stock or ours: FUZZ_KERNEL is Debian's /boot/vmlinuz-VERSION, and the guest loads
 # Debian's squashfs.ko or ours, build/module/squashfs.ko, for a comparison), FUZZ_TIME,
-# FUZZ_JOBS, FUZZ_REPORT (instead of boot-tests/fuzz/REPORT.md), FUZZ_MEM (guest MiB, default 1024), FUZZ_EXEC_TIMEOUT (seconds an image
+# FUZZ_JOBS, FUZZ_REPORT (instead of boot-tests/fuzz/REPORT.md), FUZZ_MEM (guest MiB, default 1024), FUZZ_SMP (vCPUs a guest, default 2: with
+# one, a readahead is never decompressed on two CPUs), FUZZ_EXEC_TIMEOUT (seconds an image
 # may take before it counts as a hang, default 60), FUZZ_NOTE (a word for the report
 # row). Without KCOV in the kernel the guests return no edges and afl-fuzz runs
 # without coverage (-n).
@@ -48,6 +49,7 @@ F=$BUILD/fuzz
 KERNEL=${FUZZ_KERNEL:-$BUILD/kobj-debug/arch/x86/boot/bzImage}
 JOBS=${FUZZ_JOBS:-2}
 FMEM=${FUZZ_MEM:-1024}
+FSMP=${FUZZ_SMP:-2}
 EXEC_TIMEOUT=${FUZZ_EXEC_TIMEOUT:-60}
 REPORT=${FUZZ_REPORT:-$here/REPORT.md}
 REGRESSION=$TOP/boot-tests/driver/findings
@@ -185,7 +187,7 @@ build_seeds() {
 
 # vm_args: vm.py's options for the kernel, its initramfs and module, one a line
 vm_args() {
-	printf '%s\n' --kernel "$KERNEL" --initrd "$F/initrd.gz" --mem "$FMEM" --exec-timeout "$EXEC_TIMEOUT"
+	printf '%s\n' --kernel "$KERNEL" --initrd "$F/initrd.gz" --mem "$FMEM" --smp "$FSMP" --exec-timeout "$EXEC_TIMEOUT"
 	[[ -z ${FUZZ_MODULE:-} ]] ||
 		printf '%s\n' --append lsqf.module=/lib/modules/drv/squashfs.ko --prefixes squashfs_
 }

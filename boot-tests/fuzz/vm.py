@@ -90,7 +90,7 @@ class Guest:
                   "kasan.fault=panic lsqf.prefixes=%s %s" % (self.a.prefixes, self.a.append)).strip()
         cmd = ["bash", "-c", 'source "$1/iso/qemu-lib.sh"; shift; ls_qemu "$@"', "_", TOP,
                self.tag, str(self.a.vm_timeout), "--files", pre, "--nodefaults",
-               "--mem", str(self.a.mem), "--smp", "1", "--kernel", self.a.kernel,
+               "--mem", str(self.a.mem), "--smp", str(self.a.smp), "--kernel", self.a.kernel,
                "--initrd", self.a.initrd, "--append", append, "--results-socket", sockpath,
                "--", "-object", "memory-backend-file,id=lsqshm,share=on,size=%d,mem-path=%s"
                % (SHM_SIZE, self.shm_path), "-device", "ivshmem-plain,memdev=lsqshm"]
@@ -385,6 +385,8 @@ def main():
     p.add_argument("--append", default="")
     p.add_argument("--prefixes", default="sqfs_")
     p.add_argument("--mem", type=int, default=1024)
+    p.add_argument("--smp", type=int, default=2,
+                   help="vCPUs (2: a readahead is decompressed on both, struct sqfs_job)")
     p.add_argument("--duration", type=int, default=0, help="serve: seconds, 0 = until killed")
     p.add_argument("--exec-timeout", type=int, default=60)
     p.add_argument("--boot-timeout", type=int, default=300)
