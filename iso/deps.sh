@@ -17,6 +17,7 @@ PACKAGES=(
     erofs-utils gnuplot-nox
     isomd5sum isolinux syslinux-common live-build sparse libcap2-bin diffoscope-minimal
     fdisk e2fsprogs afl++
+    zlib1g-dev liblzma-dev liblzo2-dev liblz4-dev libzstd-dev
 )
 
 if [[ $(id -u) -ne 0 ]]; then

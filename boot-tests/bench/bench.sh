@@ -113,6 +113,29 @@ accel=$(ls_accel)
 if [[ ! -x $B/bin/lsqbench || $here/lsqbench.c -nt $B/bin/lsqbench ]]; then
 	gcc -O2 -Wall -Wextra -static -o "$B/bin/lsqbench" "$here/lsqbench.c"
 fi
+if [[ ! -x $B/bin/lsqceil || $here/lsqceil.c -nt $B/bin/lsqceil ]]; then
+	gcc -O2 -Wall -Wextra -static -o "$B/bin/lsqceil" "$here/lsqceil.c" \
+		-lz -llzma -llzo2 -llz4 -lzstd -lpthread ||
+		die "lsqceil did not build (make deps: liblz4-dev libzstd-dev liblzo2-dev liblzma-dev zlib1g-dev)"
+fi
+
+# blocklist IMAGE FILE COMP BLOCKSIZE: lsqceil's list of the data blocks of /FILE in
+# IMAGE (from rdsquashfs -s): the compressor, then "OFFSET LENGTH COMPRESSED OUTLEN"
+blocklist() {
+	rdsquashfs -s "/$2" "$1" | python3 -c '
+import re, sys
+comp, bs = sys.argv[1], int(sys.argv[2])
+t = sys.stdin.read()
+pos = int(re.search(r"Blocks start: (\d+)", t).group(1))
+size = int(re.search(r"File size: (\d+)", t).group(1))
+print(comp)
+for i, m in enumerate(re.finditer(r"Block #\d+ size: (\d+) \((\w+)\)", t)):
+    n = int(m.group(1))
+    if n:  # (0: a sparse block, nothing to decompress)
+        print(pos, n, int(m.group(2) == "compressed"), min(bs, size - i * bs))
+    pos += n
+' "$3" "$4"
+}
 
 # --- images, cached by content ---
 listing_hash() { # DIR: paths, types, modes, owners, sizes, mtimes, link targets
@@ -171,7 +194,23 @@ DRIVERS="stock ours"
 s=$R/initrd-stage
 ls_busybox_stage "$s" "$here/guest-init.sh"
 mkdir -p "$s/lib/modules/deps" "$s/lib/modules/drv/stock" "$s/lib/modules/drv/ours"
-cp "$B/bin/lsqbench" "$s/bin/lsqbench"
+cp "$B/bin/lsqbench" "$B/bin/lsqceil" "$s/bin/"
+# the ceiling: the data blocks of the sequential files of every big-file squashfs image
+mkdir -p "$s/ceil"
+while IFS=$'\t' read -r id img _; do
+	[[ $id == b-sq-* ]] || continue
+	cb=${id#b-sq-}
+	sz=${cb#*-}
+	case $sz in
+	*K) bs=$((${sz%K} << 10)) ;;
+	*M) bs=$((${sz%M} << 20)) ;;
+	*) die "block size of $id?" ;;
+	esac
+	for f in text0 bin0; do
+		blocklist "$img" "$f" "${cb%%-*}" "$bs" \
+			>"$s/ceil/$id.${f%0}" || die "no block list of /$f in $img (rdsquashfs -s)"
+	done
+done <"$R/disks.tsv"
 for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk \
 	crc32c_generic libcrc32c erofs loop; do
 	cp "$(modinfo -k "$kver" -n "$a")" "$s/lib/modules/deps/$a.ko"

@@ -218,6 +218,22 @@ while [ "$r" -lt "$ROUNDS" ]; do
 		stock | ours) gl_rmmod squashfs "$r" "$drv" ;;
 		esac
 	done
+	# the ceiling of each sequential cold read: one vCPU decompressing the same blocks
+	# (in memory, read from the disk first, untimed) with lsqceil, for 1 s, each round
+	if has seq; then
+		while read -r id vd; do
+			case $id in b-sq-*) ;; *) continue ;; esac
+			for f in text bin; do
+				rc=0
+				lsqceil "/ceil/$id.$f" "/dev/$vd" 1 >/tmp/o 2>/tmp/err || rc=$?
+				if [ $rc -eq 0 ]; then
+					gl_say "CEIL $r $id seq-$f-cold $(cat /tmp/o)"
+				else
+					gl_say "FAIL $r ceiling $id seq-$f-cold rc=$rc $(gl_first 2 /tmp/err)"
+				fi
+			done
+		done </tmp/disks
+	fi
 done
 gl_say "DONE t=$(gl_uptime)"
 gl_poweroff
