@@ -268,6 +268,10 @@ def cmd_report(rundir, start):
         tap.ok(any("Marking TSC unstable due to boot parameter" in x for x in outside) and cs and cs[-1] != "tsc",
                "%s: the guest's clocks do not follow the host's TSC (tsc=unstable, clocksource %s)"
                % (boot, cs[-1] if cs else "?"), cs)
+        for leak in (m for m in misc if m.startswith("KMEMLEAK ")):
+            # only the debug kernel has kmemleak (LS_KERNEL=build/kobj-debug/...)
+            tap.ok(kv(leak).get("ours") == "0", "%s %s: kmemleak finds no unreferenced object allocated "
+                   "in the driver (%s objects in all)" % (bname, leak.split()[1], kv(leak).get("objects")), leak)
         for drv in drvs:
             if drv in ("stock", "ours"):
                 ins = [m for m in misc if m.startswith("INSMOD %s" % drv)]

@@ -282,6 +282,24 @@ unplug() {
 	gl_say "UMOUNT rc=$rc"
 }
 
+# kmemleak (the debug kernel, make kernel-debug): once every image of a driver is
+# done and unmounted, and before its module is unloaded (the backtraces keep their
+# names), scan, and count the unreferenced objects allocated in a squashfs driver's
+# functions (sqfs_*: ours, squashfs_*: stock). A second scan after kmemleak's minimum
+# age (5 s) reports what the first one saw.
+leak_scan() { # DRV
+	k=/sys/kernel/debug/kmemleak
+	[ -e $k ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -e $k ] || return 0
+	echo scan >$k
+	sleep 6
+	echo scan >$k
+	cat $k >/tmp/leaks
+	awk '/^unreferenced object/ { o = 0 } /sqfs_|squashfs_/ { if (!o) n++; o = 1 } END { print n + 0 }' /tmp/leaks >/tmp/ours
+	gl_say "KMEMLEAK $1 objects=$(grep -c '^unreferenced object' /tmp/leaks) ours=$(cat /tmp/ours) $(grep -m 3 'sqfs_\|squashfs_' /tmp/leaks | tr -s ' \n' ' ')"
+	echo clear >$k
+}
+
 for drv in $drvs; do
 	case $drv in
 	stock | ours)
@@ -302,6 +320,7 @@ for drv in $drvs; do
 		gl_kmsg "lsqtest: END $drv $id"
 		gl_say "END $drv $id"
 	done </tmp/disks
+	leak_scan "$drv"
 	case $drv in
 	stock | ours) gl_rmmod squashfs "$drv" ;;
 	esac

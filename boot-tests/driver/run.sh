@@ -28,7 +28,9 @@
 # quick), DRIVER_STRESS_SECS (its length per image, 8), DRIVER_RUNDIR (instead of
 # build/driver-tests/run-MODE), DRIVER_TEST_HANG=DRV:ID (the guest stops at that image:
 # a test of the hang watchdog and restart), DRIVER_MEM (guest MiB, default 512; the debug
-# kernel, LS_KERNEL=build/kobj-debug/..., needs ~1536), DRIVER_REREAD (1: a second manifest of every
+# kernel, LS_KERNEL=build/kobj-debug/..., needs ~1536), DRIVER_APPEND (more kernel
+# arguments for every boot; the debug kernel wants acpi=noirq: there ACPI's PCI
+# interrupt links take minutes each to set up under TCG), DRIVER_REREAD (1: a second manifest of every
 # good image after drop_caches; default 1 quick, 0 full, where it would nearly double
 # the time).
 # Boots: ours-{good,bad,stress,big} (our kernel), debian-{good,bad,stress,big}.{stock,ours}
@@ -373,7 +375,7 @@ boot() {
 		# hold raw file names).
 		ls_qemu "$name" "$boot_timeout" --files "$base" --results-raw --mem "${DRIVER_MEM:-512}" --smp "$smp" \
 			--nodefaults --kernel "$kernel" --initrd "$base.initrd" \
-			--append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$ndisks $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG}" \
+			--append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$ndisks $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG} ${DRIVER_APPEND:-}" \
 			--virtio-disks "$list" "$disks" --stall "$stall"
 		if ((LS_QEMU_STALLED)); then
 			note "boot $name attempt $attempt: no guest output for $stall s, stopping it"
@@ -524,7 +526,7 @@ unplug_boot() {
 	[[ -s $list ]] || return 0
 	ls_qemu ours-unplug 300 --files "$base" --mem "${DRIVER_MEM:-512}" --smp 1 --nodefaults \
 		--kernel "$R/bzImage-ours" --initrd "$R/initrd-ours.gz" \
-		--append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=unplug lsq.drv=builtin lsq.ndisks=1" \
+		--append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=unplug lsq.drv=builtin lsq.ndisks=1 ${DRIVER_APPEND:-}" \
 		--virtio-disks "$list" readonly --on-result '^@@ READING' 'device_del vdisk0' --stall 120
 	out=$base.out.txt con=$base.console.txt
 	u=$(grep -m1 '^@@ UNPLUG' "$out" || true)
