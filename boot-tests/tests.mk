@@ -37,12 +37,15 @@ export FUZZ_JOBS FUZZ_KERNEL
 
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
 
-.PHONY: fuzz fuzz-replay
+.PHONY: fuzz fuzz-replay fuzz-compare
 fuzz: deps kernel-debug ## coverage-guided fuzzing (AFL++ on the host, KCOV from QEMU guests on the debug kernel) for FUZZ_TIME; findings in build/fuzz/findings (each with repro.sh), a row of totals in boot-tests/fuzz/REPORT.md
 	@FUZZ_TIME=$(FUZZ_TIME) bash $(TOP)/boot-tests/fuzz/fuzz.sh run
 
 fuzz-replay: deps kernel-debug ## mount and walk every fuzz finding (build/fuzz/findings, boot-tests/driver/findings) again on FUZZ_KERNEL
 	@bash $(TOP)/boot-tests/fuzz/fuzz.sh replay
+
+fuzz-compare: deps module ## the fuzz queue and findings through Debian's kernel with its stock squashfs.ko and with ours (build/fuzz/compare/): mounted, refused, crashed, hung
+	@bash $(TOP)/boot-tests/fuzz/fuzz.sh compare
 
 .PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke
 check: deps module kernel-tree ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/

@@ -3,6 +3,7 @@
 #
 # usage: bash boot-tests/fuzz/fuzz.sh run      (make fuzz)
 #        bash boot-tests/fuzz/fuzz.sh replay [IMAGE...]
+#        bash boot-tests/fuzz/fuzz.sh compare   (make fuzz-compare)
 #        bash boot-tests/fuzz/fuzz.sh seeds
 #
 # The engine is AFL++ (afl-fuzz, Debian's afl++), on the host: its queue, scheduling,
@@ -25,6 +26,8 @@
 #           images of boot-tests/driver/findings/) in one guest; exit 1 if one crashed
 #           or hung
 #   check   make check's few minutes of fresh fuzzing (see cmd_check), TAP
+#   compare the queue and the findings through Debian's kernel, with the stock module
+#           and with ours (see cmd_compare)
 #   seeds   only (re)make the seed images (build/fuzz/seeds)
 #
 # Environment: FUZZ_KERNEL (default the debug kernel, build/kobj-debug: make
@@ -204,11 +207,20 @@ report_row() {
 		    d = dict(l.split(":", 1) for l in open(st) if ":" in l)
 		    d = {k.strip(): v.strip() for k, v in d.items()}
 		    corpus = max(corpus, int(d.get("corpus_count", 0)))
+		# coverage over time: the edges one guest had seen at these minutes
+		marks = [1, 5, 15, 30, 60, 120, 240, 480]
+		at = {}
 		for st in glob.glob(os.path.join(F, "run", "vm-*.stats")):
 		    lines = [json.loads(l) for l in open(st) if l.strip()]
 		    if lines:
 		        execs += lines[-1]["execs"]; mounted += lines[-1]["mounted"]
 		        edges = max(edges, lines[-1]["edges"])
+		    for m in marks:
+		        seen = [l["edges"] for l in lines if l["secs"] <= m * 60 + 15]
+		        if seen and lines[-1]["secs"] >= m * 60 - 15:
+		            at[m] = max(at.get(m, 0), seen[-1])
+		over_time = " ".join("%s:%d" % ("%dh" % (m // 60) if m >= 60 else "%dm" % m, at[m])
+		                     for m in marks if m in at) or "-"
 		found = sorted(os.path.basename(d) for d in glob.glob(os.path.join(F, "findings", "*")))
 		crashes = sum(1 for d in found if d.startswith("crash"))
 		hangs = sum(1 for d in found if d.startswith("hang"))
@@ -220,13 +232,14 @@ report_row() {
 		                "One row per `make fuzz` run (boot-tests/fuzz/fuzz.sh). images: images the guests\n"
 		                "mounted or tried to (vm.py's count, this run); mounted: of those, mounted;\n"
 		                "edges: distinct AFL edges in the driver's functions one guest saw this run;\n"
+		                "edges over time: the same after 1, 5, 15 minutes... of the run;\n"
 		                "corpus: AFL's queue after the run (it carries over); findings: distinct\n"
 		                "crash/hang images in build/fuzz/findings after the run.\n\n"
-		                "| date | kernel | minutes | images | images/s | mounted | edges | corpus | findings | note |\n"
-		                "|---|---|---|---|---|---|---|---|---|---|\n")
-		    f.write("| %s | %s | %.0f | %d | %.2f | %d | %d | %d | %d crash, %d hang | %s |\n" % (
+		                "| date | kernel | minutes | images | images/s | mounted | edges | edges over time | corpus | findings | note |\n"
+		                "|---|---|---|---|---|---|---|---|---|---|---|\n")
+		    f.write("| %s | %s | %.0f | %d | %.2f | %d | %d | %s | %d | %d crash, %d hang | %s |\n" % (
 		        time.strftime("%Y-%m-%d %H:%M", time.gmtime()), rel, secs / 60, execs,
-		        execs / secs if secs else 0, mounted, edges, corpus, crashes, hangs, note))
+		        execs / secs if secs else 0, mounted, edges, over_time, corpus, crashes, hangs, note))
 		print("fuzz: %d images in %d s (%.2f/s), %d mounted, %d edges, corpus %d, findings: %s" % (
 		    execs, secs, execs / secs if secs else 0, mounted, edges, corpus, ", ".join(found) or "none"))
 	EOF
@@ -319,6 +332,42 @@ cmd_replay() {
 	python3 "$here/vm.py" replay "${app[@]}" --logdir "$F/replay" --name "replay${FUZZ_MODULE:+-$FUZZ_MODULE}" "${imgs[@]}"
 }
 
+# compare: every image of AFL's queues (build/fuzz/afl*/*/queue, once each) and every
+# finding through Debian's kernel twice, with its stock squashfs.ko and with ours as a
+# module (FUZZ_MODULE=stock, ours): what each mounted, refused (by errno), crashed on
+# or hung on. Results in build/fuzz/compare/; a summary on stdout.
+cmd_compare() {
+	local kver m out=$F/compare
+	kver=$(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' | sort -V | tail -n 1)
+	KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
+	rm -rf "$out" && mkdir -p "$out/images"
+	# the queues share entries (secondary instances copy each other's finds): one copy each
+	find "$F"/afl*/*/queue "$F/findings" -maxdepth 2 -type f \( -name 'id:*' -o -name image \) \
+		-exec sha256sum {} + 2>/dev/null | sort -u -k1,1 |
+		while read -r sum path; do cp "$path" "$out/images/${sum:0:16}.img"; done
+	echo "fuzz: $(find "$out/images" -type f | wc -l) distinct images, through $KERNEL"
+	for m in stock ours; do
+		FUZZ_MODULE=$m cmd_replay "$out"/images/*.img >"$out/$m.txt" 2>"$out/$m.log" || true
+	done
+	python3 - "$out" <<-'EOF'
+		import collections, errno, os, sys
+		out = sys.argv[1]
+		for m in ("stock", "ours"):
+		    c = collections.Counter()
+		    for line in open(os.path.join(out, m + ".txt")):
+		        w = line.split()
+		        if len(w) < 2:
+		            continue
+		        if w[1] == "ok":
+		            e = int(w[2].split("=")[1])
+		            c["mounted" if e == 0 else "refused " + errno.errorcode.get(e, str(e))] += 1
+		        else:
+		            c[w[1]] += 1
+		    print("fuzz: %-5s squashfs.ko: %d images: %s" % (m, sum(c.values()),
+		          ", ".join("%s %d" % kv for kv in sorted(c.items(), key=lambda kv: -kv[1]))))
+	EOF
+}
+
 # check: make check's short fresh fuzzing, TAP: FUZZ_CHECK_TIME (default 180 s) of
 # one guest on FUZZ_KERNEL if it is built (the debug kernel), else on our kernel,
 # whose lack of KCOV makes it afl-fuzz -n; into build/fuzz-check (the running queue
@@ -366,6 +415,7 @@ case ${1:-} in
 run) cmd_run ;;
 check) cmd_check ;;
 replay) shift && cmd_replay "$@" ;;
+compare) cmd_compare ;;
 seeds) build_seeds ;;
 *)
 	echo "usage: fuzz.sh run|check|replay [IMAGE...]|seeds" >&2
