@@ -499,42 +499,39 @@ static void answer(int port, unsigned char *shm, int mount_errno, unsigned int d
 	write_all(port, frame, sizeof(frame));
 }
 
+/* does /sys/bus/pci/devices/@dev/@attr start with @want? */
+static int pci_attr_is(const char *dev, const char *attr, const char *want)
+{
+	char path[300], val[16] = "";
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", dev, attr);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (read(fd, val, sizeof(val) - 1) < 0)
+		val[0] = 0;
+	close(fd);
+	return !strncmp(val, want, strlen(want));
+}
+
 /*
  * The ivshmem device's BAR 2, mapped through sysfs (/sys/bus/pci/devices/D/resource2,
  * after D/enable): no driver needed.
  */
 static unsigned char *map_shm(void)
 {
-	char path[300], id[16];
-	struct dirent *d;
 	DIR *dir = opendir("/sys/bus/pci/devices");
+	struct dirent *d;
+	char path[300];
 	void *p;
 	int fd;
 
 	if (!dir)
 		die("/sys/bus/pci/devices");
 	while ((d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", d->d_name);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		memset(id, 0, sizeof(id));
-		if (read(fd, id, sizeof(id) - 1) < 0)
-			id[0] = 0;
-		close(fd);
-		if (strncmp(id, "0x1af4", 6))
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device", d->d_name);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		memset(id, 0, sizeof(id));
-		if (read(fd, id, sizeof(id) - 1) < 0)
-			id[0] = 0;
-		close(fd);
-		if (strncmp(id, "0x1110", 6))
+		if (d->d_name[0] == '.' || !pci_attr_is(d->d_name, "vendor", "0x1af4") ||
+		    !pci_attr_is(d->d_name, "device", "0x1110"))
 			continue;
 		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/enable", d->d_name);
 		fd = open(path, O_WRONLY);
