@@ -51,7 +51,11 @@
 #                    an emergency shell would otherwise sit there until the timeout):
 #                    LS_QEMU_STOPPED is the console line that matched
 #   --stall SECONDS  a watchdog: QEMU is stopped when the results file has not grown for
-#                    SECONDS (a hung guest, long before TIMEOUT); LS_QEMU_STALLED=1
+#                    SECONDS (a hung guest, long before TIMEOUT); LS_QEMU_STALLED=1. Before
+#                    it is stopped, the monitor asks the guest's kernel for its CPUs'
+#                    backtraces and its blocked tasks (SysRq l and w, on the console if
+#                    the guest can still answer) and keeps every vCPU's registers (RIP:
+#                    where each one spins) in stall-registers.txt / PREFIX.stall-registers.txt
 #   --mark REGEX     LS_QEMU_MARK: seconds (0.01 s) from QEMU's start until a line of the
 #                    raw results file matches REGEX (looked for every 0.2 s), else empty
 #   --progress CMD   runs CMD (a function or command, no arguments) every 5 s while QEMU
@@ -122,7 +126,7 @@ ls_qemu() {
 	local name=$1 tmo=$2
 	shift 2
 	local iso="" uefi=0 kernel="" initrd="" append="" autorun="" data="" waitfor="" stopon=""
-	local usb=0 press=0 monitor="" edit="" mem=$MEM smp=2 nodefaults=0 logdir="" prefix=""
+	local usb=0 press=0 monitor="" stallmon="" edit="" mem=$MEM smp=2 nodefaults=0 logdir="" prefix=""
 	local raw=0 ressock="" stall="" mark="" progress="" disklist="" diskmode="" menu="" onres_re="" onres_cmd=""
 	local -a extra=()
 	while (($#)); do
@@ -214,6 +218,11 @@ ls_qemu() {
 		# a unix socket's path is limited to 107 bytes
 		((${#monitor} < 100)) || monitor=$(mktemp -u "${TMPDIR:-/tmp}/lsq-monitor.XXXXXX")
 		mon=(-monitor "unix:$monitor,server=on,wait=off")
+	elif [[ -n $stall ]]; then
+		# only for the stall report (no blockstats polling)
+		stallmon=${f[sock]}
+		((${#stallmon} < 100)) || stallmon=$(mktemp -u "${TMPDIR:-/tmp}/lsq-monitor.XXXXXX")
+		mon=(-monitor "unix:$stallmon,server=on,wait=off")
 	fi
 	local -a cmd=(qemu-system-x86_64 -machine pc -accel "$accel" -m "$mem" -smp "$smp")
 	((nodefaults)) && cmd+=(-nodefaults -vga none)
@@ -276,6 +285,7 @@ ls_qemu() {
 		rm -f "${f[console]}" "${f[console_txt]}" "${f[results]}" "${f[results_txt]}" "${f[qemu]}" \
 			"${f[monitor_log]}" "${f[blockstats]}"
 		[[ -z $monitor ]] || rm -f "$monitor"
+		[[ -z $stallmon ]] || rm -f "$stallmon"
 		((uefi)) && cp "$LS_OVMF_VARS" "${f[vars]}"
 		ls_qemu_run
 		# a guest's clock may jump, not the guest: with TCG the guest reads the host's
@@ -387,6 +397,7 @@ ls_qemu_run() {
 					grown_at=$t
 				elif ((t - grown_at > stall)); then
 					LS_QEMU_STALLED=1
+					ls_stall_report
 					kill "$pid" 2>/dev/null || true
 					break
 				fi
@@ -417,6 +428,7 @@ ls_qemu_run() {
 		fi
 		[[ -z $progress ]] || "$progress"
 		[[ -z $monitor ]] || rm -f "$monitor"
+		[[ -z $stallmon ]] || rm -f "$stallmon"
 	fi
 	end=$(ls_now)
 	LS_QEMU_RC=$rc
@@ -484,6 +496,16 @@ ls_menu_entry() {
 	done
 	ls_monitor "$1" "sendkey ret" || return 1
 	LS_QEMU_KEYS=$((LS_QEMU_KEYS + 1))
+}
+
+# ls_stall_report: what a stalled guest was doing (see --stall; ls_qemu_run's scope)
+ls_stall_report() {
+	local out=${f[monitor_log]%monitor.log}stall-registers.txt sock=${monitor:-$stallmon}
+	ls_monitor "$sock" "info registers -a" >"$out" 2>&1 || true
+	ls_monitor "$sock" "sendkey alt-sysrq-l" >/dev/null 2>&1 || true
+	sleep 3
+	ls_monitor "$sock" "sendkey alt-sysrq-w" >/dev/null 2>&1 || true
+	sleep 5
 }
 
 # ls_monitor SOCKET COMMAND: one QEMU human-monitor command over a unix socket; prints

@@ -375,7 +375,7 @@ boot() {
 		# hold raw file names).
 		ls_qemu "$name" "$boot_timeout" --files "$base" --results-raw --mem "${DRIVER_MEM:-512}" --smp "$smp" \
 			--nodefaults --kernel "$kernel" --initrd "$base.initrd" \
-			--append "console=ttyS0,115200 panic=-1 tsc=unstable lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$ndisks $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG} ${DRIVER_APPEND:-}" \
+			--append "console=ttyS0,115200 panic=-1 tsc=unstable sysrq_always_enabled lsq.mode=$gmode lsq.drv=$drvs lsq.ndisks=$ndisks $nomsi lsq.stresssecs=${DRIVER_STRESS_SECS:-8} lsq.reread=$reread ${SENDALL:+lsq.sendall=1} ${DRIVER_TEST_HANG:+lsq.hang=$DRIVER_TEST_HANG} ${DRIVER_APPEND:-}" \
 			--virtio-disks "$list" "$disks" --stall "$stall"
 		if ((LS_QEMU_STALLED)); then
 			note "boot $name attempt $attempt: no guest output for $stall s, stopping it"
