@@ -126,7 +126,7 @@ ls_qemu() {
 	local name=$1 tmo=$2
 	shift 2
 	local iso="" uefi=0 kernel="" initrd="" append="" autorun="" data="" waitfor="" stopon=""
-	local usb=0 press=0 monitor="" stallmon="" edit="" mem=$MEM smp=2 nodefaults=0 logdir="" prefix=""
+	local usb=0 press=0 monitor="" monwork=0 edit="" mem=$MEM smp=2 nodefaults=0 logdir="" prefix=""
 	local raw=0 ressock="" stall="" mark="" progress="" disklist="" diskmode="" menu="" onres_re="" onres_cmd=""
 	local -a extra=()
 	while (($#)); do
@@ -213,16 +213,16 @@ ls_qemu() {
 	local accel
 	accel=$(ls_accel)
 	local -a mon=(-monitor none)
+	# monwork: the loop uses the monitor while QEMU runs (blockstats, keys, device_del);
+	# with --stall alone it is there only for the stall report
 	if ((press)) || [[ -n $edit || -n $menu || -n $onres_re ]]; then
+		monwork=1
+	fi
+	if ((monwork)) || [[ -n $stall ]]; then
 		monitor=${f[sock]}
 		# a unix socket's path is limited to 107 bytes
 		((${#monitor} < 100)) || monitor=$(mktemp -u "${TMPDIR:-/tmp}/lsq-monitor.XXXXXX")
 		mon=(-monitor "unix:$monitor,server=on,wait=off")
-	elif [[ -n $stall ]]; then
-		# only for the stall report (no blockstats polling)
-		stallmon=${f[sock]}
-		((${#stallmon} < 100)) || stallmon=$(mktemp -u "${TMPDIR:-/tmp}/lsq-monitor.XXXXXX")
-		mon=(-monitor "unix:$stallmon,server=on,wait=off")
 	fi
 	local -a cmd=(qemu-system-x86_64 -machine pc -accel "$accel" -m "$mem" -smp "$smp")
 	((nodefaults)) && cmd+=(-nodefaults -vga none)
@@ -285,7 +285,6 @@ ls_qemu() {
 		rm -f "${f[console]}" "${f[console_txt]}" "${f[results]}" "${f[results_txt]}" "${f[qemu]}" \
 			"${f[monitor_log]}" "${f[blockstats]}"
 		[[ -z $monitor ]] || rm -f "$monitor"
-		[[ -z $stallmon ]] || rm -f "$stallmon"
 		((uefi)) && cp "$LS_OVMF_VARS" "${f[vars]}"
 		ls_qemu_run
 		# a guest's clock may jump, not the guest: with TCG the guest reads the host's
@@ -341,7 +340,7 @@ ls_qemu_run() {
 			t=$((SECONDS - t0))
 			((t != t_prev)) || continue
 			t_prev=$t
-			if [[ -n $monitor ]]; then
+			if ((monwork)); then
 				if ((typing || t >= next_stat)); then
 					ls_blockstats
 					next_stat=$((t + 5))
@@ -428,7 +427,6 @@ ls_qemu_run() {
 		fi
 		[[ -z $progress ]] || "$progress"
 		[[ -z $monitor ]] || rm -f "$monitor"
-		[[ -z $stallmon ]] || rm -f "$stallmon"
 	fi
 	end=$(ls_now)
 	LS_QEMU_RC=$rc
@@ -498,9 +496,15 @@ ls_menu_entry() {
 	LS_QEMU_KEYS=$((LS_QEMU_KEYS + 1))
 }
 
+# ls_debian_kver: the newest Debian kernel with modules here (linux-image-amd64), e.g.
+# 6.1.0-57-amd64: the driver tests', the bench's and the fuzz comparison's "stock" kernel
+ls_debian_kver() {
+	find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' | sort -V | tail -n 1
+}
+
 # ls_stall_report: what a stalled guest was doing (see --stall; ls_qemu_run's scope)
 ls_stall_report() {
-	local out=${f[monitor_log]%monitor.log}stall-registers.txt sock=${monitor:-$stallmon}
+	local out=${f[monitor_log]%monitor.log}stall-registers.txt sock=$monitor
 	ls_monitor "$sock" "info registers -a" >"$out" 2>&1 || true
 	ls_monitor "$sock" "sendkey alt-sysrq-l" >/dev/null 2>&1 || true
 	sleep 3

@@ -95,7 +95,7 @@ big=$B/data/big-$FILE_MB
 python3 "$here/gendata.py" big "$big" "$FILE_MB"
 
 # --- kernel, modules, helper ---
-kver=$(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' | sort -V | tail -n 1)
+kver=$(ls_debian_kver)
 DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
 MODDIR=/lib/modules/$kver
 OUR_KO=$BUILD/module/squashfs.ko

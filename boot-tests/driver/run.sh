@@ -89,7 +89,7 @@ die() {
 
 # --- kernels: copies, so that a rebuild by the lead does not change them under us ---
 LS_KERNEL=${LS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
-kver=$(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' | sort -V | tail -n 1)
+kver=$(ls_debian_kver)
 DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
 MODDIR=/lib/modules/$kver
 OUR_KO=$BUILD/module/squashfs.ko
@@ -398,11 +398,10 @@ boot() {
 			# the boot's time ran out while the guest was still answering: not the
 			# image's fault (the debug kernel is that slow); again from that image
 			note "boot $name attempt $attempt: DRIVER_TIMEOUT ($boot_timeout s) ran out in ${cur#*:} (${cur%%:*}) with the guest still working: again from there (a slow kernel wants a larger DRIVER_TIMEOUT)"
-			skip=$(cat "$R"/"$name".*.out.txt | awk '$2 == "END" { printf "%s:%s,", $3, $4 }')$hungpairs
-			continue
+		else
+			echo "$name ${cur%%:*} ${cur#*:} hang-or-crash" >>"$R/hung"
+			hungpairs+="$cur,"
 		fi
-		echo "$name ${cur%%:*} ${cur#*:} hang-or-crash" >>"$R/hung"
-		hungpairs+="$cur,"
 		skip=$(cat "$R"/"$name".*.out.txt | awk '$2 == "END" { printf "%s:%s,", $3, $4 }')$hungpairs
 	done
 	return 1

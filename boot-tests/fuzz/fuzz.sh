@@ -338,7 +338,7 @@ cmd_replay() {
 # or hung on. Results in build/fuzz/compare/; a summary on stdout.
 cmd_compare() {
 	local kver m out=$F/compare
-	kver=$(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' | sort -V | tail -n 1)
+	kver=$(ls_debian_kver)
 	KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
 	rm -rf "$out" && mkdir -p "$out/images"
 	# the queues share entries (secondary instances copy each other's finds): one copy each
@@ -418,7 +418,7 @@ replay) shift && cmd_replay "$@" ;;
 compare) cmd_compare ;;
 seeds) build_seeds ;;
 *)
-	echo "usage: fuzz.sh run|check|replay [IMAGE...]|seeds" >&2
+	echo "usage: fuzz.sh run|check|replay [IMAGE...]|compare|seeds" >&2
 	exit 2
 	;;
 esac
