@@ -4,6 +4,7 @@
 # usage: bash boot-tests/fuzz/fuzz.sh run      (make fuzz)
 #        bash boot-tests/fuzz/fuzz.sh replay [IMAGE...]
 #        bash boot-tests/fuzz/fuzz.sh compare   (make fuzz-compare)
+#        bash boot-tests/fuzz/fuzz.sh report
 #        bash boot-tests/fuzz/fuzz.sh seeds
 #
 # The engine is AFL++ (afl-fuzz, Debian's afl++), on the host: its queue, scheduling,
@@ -26,6 +27,8 @@
 #           images of boot-tests/driver/findings/) in one guest; exit 1 if one crashed
 #           or hung
 #   check   make check's few minutes of fresh fuzzing (see cmd_check), TAP
+#           Ctrl-C (or TERM) stops it early; the row is written all the same.
+#   report  the row of the last run, from its logs, for a run that could not write it
 #   compare the queue and the findings through Debian's kernel, with the stock module
 #           and with ours (see cmd_compare)
 #   seeds   only (re)make the seed images (build/fuzz/seeds)
@@ -263,7 +266,10 @@ cmd_run() {
 	local -a app
 	mapfile -t app < <(vm_args)
 	echo "fuzz: $JOBS guest(s) on $KERNEL for $secs s$( ((kcov)) || echo ', no KCOV: afl-fuzz -n'); logs in $F/run"
-	trap 'kill "${pids[@]}" 2>/dev/null; wait' EXIT INT TERM
+	# Ctrl-C or a TERM ends the run early, with its row in the report
+	local stopped=0
+	trap 'kill "${pids[@]}" 2>/dev/null; wait' EXIT
+	trap 'stopped=1' INT TERM
 	t0=$(date +%s)
 	for ((i = 1; i <= JOBS; i++)); do
 		python3 "$here/vm.py" serve "${app[@]}" --logdir "$F/run" --name "vm-$i" --sock "$F/run/vm-$i.harness.sock" --findings "$F/findings" \
@@ -290,6 +296,11 @@ cmd_run() {
 	local alive=1 next=$((t0 + 60))
 	while ((alive)); do
 		sleep 5
+		if ((stopped)); then
+			echo "fuzz: stopped after $(($(date +%s) - t0)) s; the report gets this run's row" >&2
+			kill -INT "${pids[@]:JOBS}" 2>/dev/null || true
+			break
+		fi
 		alive=0
 		for ((i = 1; i <= JOBS; i++)); do
 			kill -0 "${pids[$((JOBS + i - 1))]}" 2>/dev/null && alive=1
@@ -304,7 +315,7 @@ except Exception: print("booting")')"
 		done
 		echo "fuzz: $(($(date +%s) - t0)) s:$line"
 	done
-	if (($(date +%s) - t0 < secs - 60)); then
+	if ((!stopped && $(date +%s) - t0 < secs - 60)); then
 		for ((i = 1; i <= JOBS; i++)); do
 			echo "fuzz: afl-fuzz $i: $(tail -n 4 "$F/run/afl-$i.log" | tr '\n' '|')" >&2
 		done
@@ -315,6 +326,16 @@ except Exception: print("booting")')"
 	wait || true
 	trap - EXIT INT TERM
 	report_row $(($(date +%s) - t0))
+}
+
+# report: the row of the last run (build/fuzz/run) for a run that could not write it
+# (killed, or its host went down): its length is the longest guest's
+cmd_report() {
+	local secs
+	secs=$(cat "$F"/run/vm-*.stats 2>/dev/null | python3 -c 'import json, sys
+print(max([int(json.loads(l)["secs"]) for l in sys.stdin if l.strip()] or [0]))')
+	((secs > 0)) || die "no run to report in $F/run"
+	report_row "$secs"
 }
 
 cmd_replay() {
@@ -416,9 +437,10 @@ run) cmd_run ;;
 check) cmd_check ;;
 replay) shift && cmd_replay "$@" ;;
 compare) cmd_compare ;;
+report) cmd_report ;;
 seeds) build_seeds ;;
 *)
-	echo "usage: fuzz.sh run|check|replay [IMAGE...]|compare|seeds" >&2
+	echo "usage: fuzz.sh run|check|replay [IMAGE...]|compare|report|seeds" >&2
 	exit 2
 	;;
 esac
