@@ -266,27 +266,34 @@ static struct sqfs_cblk *sqfs_cache_get(struct super_block *sb,
 	return b ?: sqfs_cache_load(sb, c, pos, word, end);
 }
 
-/* copy @len bytes at cursor @c into @buf (NULL: skip them), moving @c on */
-static int sqfs_meta_copy(struct super_block *sb, struct sqfs_mcur *c,
-			  void *buf, size_t len)
+/*
+ * Copy @len bytes at cursor @c into @buf (NULL: skip them), moving @c on.
+ * *@pin is the block read last (or NULL), with a reference: it is used as
+ * long as the cursor stays in it, so that a reader going through a block
+ * in small pieces looks it up once, and it is replaced when the cursor
+ * moves on. The caller puts it (sqfs_meta_unpin) when done.
+ */
+int sqfs_meta_read_pin(struct super_block *sb, struct sqfs_mcur *c,
+		       struct sqfs_cblk **pin, void *buf, size_t len)
 {
 	struct sqfs_bcache *cache = &SQFS_SB(sb)->meta;
 	struct sqfs_cblk *b;
 	size_t n;
 
 	while (len) {
-		b = sqfs_cache_get(sb, cache, c->blk, 0, c->end);
-		if (IS_ERR(b))
-			return PTR_ERR(b);
+		b = *pin;
+		if (!b || b->pos != c->blk) {
+			sqfs_meta_unpin(pin);
+			b = sqfs_cache_get(sb, cache, c->blk, 0, c->end);
+			if (IS_ERR(b))
+				return PTR_ERR(b);
+			*pin = b;
+		}
 		if (c->off >= b->len) {
-			u64 next = b->next;
-			bool past = c->off > b->len;
-
-			sqfs_cblk_put(b);
-			if (past)
+			if (c->off > b->len)
 				return sqfs_corrupt(sb, "offset %u past metadata block at %llu",
 						    c->off, c->blk);
-			c->blk = next;
+			c->blk = b->next;
 			c->off = 0;
 			continue;
 		}
@@ -295,22 +302,32 @@ static int sqfs_meta_copy(struct super_block *sb, struct sqfs_mcur *c,
 			memcpy(buf, b->data + c->off, n);
 			buf += n;
 		}
-		sqfs_cblk_put(b);
 		c->off += n;
 		len -= n;
 	}
 	return 0;
 }
 
+void sqfs_meta_unpin(struct sqfs_cblk **pin)
+{
+	if (*pin)
+		sqfs_cblk_put(*pin);
+	*pin = NULL;
+}
+
 int sqfs_meta_read(struct super_block *sb, struct sqfs_mcur *c, void *buf,
 		   size_t len)
 {
-	return sqfs_meta_copy(sb, c, buf, len);
+	struct sqfs_cblk *pin = NULL;
+	int err = sqfs_meta_read_pin(sb, c, &pin, buf, len);
+
+	sqfs_meta_unpin(&pin);
+	return err;
 }
 
 int sqfs_meta_skip(struct super_block *sb, struct sqfs_mcur *c, size_t len)
 {
-	return sqfs_meta_copy(sb, c, NULL, len);
+	return sqfs_meta_read(sb, c, NULL, len);
 }
 
 /*

@@ -5,13 +5,20 @@
  * A directory position is "." (0), ".." (1), or 3 + the byte offset of an
  * entry in the listing, so a reader can stop and resume anywhere. Both
  * readdir and lookup start from the directory index, when there is one, to
- * skip the listing blocks before the one they need.
+ * skip the listing blocks before the one they need. Lookups in a listing of
+ * SQFS_DNAMES_MIN bytes or more read the whole listing once into a table of
+ * its names, kept with the inode, and bisect that: a scan goes through half
+ * a listing block (~150 entries) for every name. A listing with an index
+ * (a block or more) gets its table at its SQFS_DNAMES_AFTER-th lookup, so
+ * that one cold lookup still reads one block of it, not all.
  */
 #include <linux/slab.h>
+#include <linux/sizes.h>
 #include "internal.h"
 
 struct sqfs_dir_iter {
 	struct sqfs_mcur cur;
+	struct sqfs_cblk *pin;	/* the listing block read last, or NULL */
 	u32 pos;		/* listing offset of the next byte */
 	u32 len;		/* listing length */
 	u32 left;		/* entries left in the current run */
@@ -52,6 +59,7 @@ static void sqfs_dir_iter_at(struct inode *dir, struct sqfs_dir_iter *it,
 	it->pos = pos;
 	it->len = dir->i_size - 3;
 	it->left = 0;
+	it->pin = NULL;
 }
 
 /*
@@ -63,42 +71,47 @@ static int sqfs_dir_seek(struct inode *dir, struct sqfs_dir_iter *it,
 {
 	struct sqfs_inode *si = SQFS_I(dir);
 	struct sqfs_mcur c = si->list;
+	struct sqfs_cblk *pin = NULL;
 	u32 best_pos = 0, best_blk = si->start;
 	char buf[SQFS_NAME_MAX];
 	unsigned int i;
-	int err;
+	int err = 0;
 
 	for (i = 0; i < si->idx_count; i++) {
 		struct sqfs_dir_index ix;
 		u32 ipos, iblk, ilen;
 
-		err = sqfs_meta_read(dir->i_sb, &c, &ix, sizeof(ix));
+		err = sqfs_meta_read_pin(dir->i_sb, &c, &pin, &ix, sizeof(ix));
 		if (err)
-			return err;
+			goto out;
 		ipos = le32_to_cpu(ix.index);
 		iblk = le32_to_cpu(ix.start);
 		ilen = le32_to_cpu(ix.name_len) + 1;
 		if (ilen > SQFS_NAME_MAX || ipos < best_pos ||
-		    ipos >= dir->i_size - 3 || iblk < best_blk)
-			return sqfs_corrupt(dir->i_sb, "directory %lu: bad index entry %u",
-					    dir->i_ino, i);
+		    ipos >= dir->i_size - 3 || iblk < best_blk) {
+			err = sqfs_corrupt(dir->i_sb, "directory %lu: bad index entry %u",
+					   dir->i_ino, i);
+			goto out;
+		}
 		if (!name) {
 			if (ipos > pos)
 				break;
-			err = sqfs_meta_skip(dir->i_sb, &c, ilen);
+			err = sqfs_meta_read_pin(dir->i_sb, &c, &pin, NULL, ilen);
 		} else {
-			err = sqfs_meta_read(dir->i_sb, &c, buf, ilen);
+			err = sqfs_meta_read_pin(dir->i_sb, &c, &pin, buf, ilen);
 			if (!err && sqfs_namecmp(buf, ilen, name->name,
 						 name->len) > 0)
 				break;
 		}
 		if (err)
-			return err;
+			goto out;
 		best_pos = ipos;
 		best_blk = iblk;
 	}
 	sqfs_dir_iter_at(dir, it, best_pos, best_blk);
-	return 0;
+out:
+	sqfs_meta_unpin(&pin);
+	return err;
 }
 
 static bool sqfs_name_ok(const char *name, unsigned int len)
@@ -123,7 +136,7 @@ static int sqfs_dir_next(struct inode *dir, struct sqfs_dir_iter *it,
 			return 0;
 		if (it->len - it->pos < sizeof(h) + sizeof(e))
 			goto bad;
-		err = sqfs_meta_read(sb, &it->cur, &h, sizeof(h));
+		err = sqfs_meta_read_pin(sb, &it->cur, &it->pin, &h, sizeof(h));
 		if (err)
 			return err;
 		it->pos += sizeof(h);
@@ -136,14 +149,14 @@ static int sqfs_dir_next(struct inode *dir, struct sqfs_dir_iter *it,
 	if (it->len - it->pos < sizeof(e))
 		goto bad;
 	de->pos = it->pos;
-	err = sqfs_meta_read(sb, &it->cur, &e, sizeof(e));
+	err = sqfs_meta_read_pin(sb, &it->cur, &it->pin, &e, sizeof(e));
 	if (err)
 		return err;
 	de->len = le16_to_cpu(e.name_len) + 1;
 	it->pos += sizeof(e);
 	if (de->len > SQFS_NAME_MAX || de->len > it->len - it->pos)
 		goto bad;
-	err = sqfs_meta_read(sb, &it->cur, de->name, de->len);
+	err = sqfs_meta_read_pin(sb, &it->cur, &it->pin, de->name, de->len);
 	if (err)
 		return err;
 	it->pos += de->len;
@@ -163,6 +176,141 @@ bad:
 			    dir->i_ino, it->pos);
 }
 
+/* the listing lengths whose lookups use a table of names */
+#define SQFS_DNAMES_MIN		1024
+#define SQFS_DNAMES_MAX		SZ_1M
+#define SQFS_DNAMES_AFTER	8
+/* a listing found corrupt while building its table: scanned from then on */
+#define SQFS_DNAMES_NONE	((struct sqfs_dnames *)1)
+
+struct sqfs_dname {
+	u64 ref;
+	u32 ino;
+	u32 name;		/* offset in the table's names */
+	u16 len;
+};
+
+struct sqfs_dnames {
+	u32 count;
+	char *names;
+	struct sqfs_dname ent[];
+};
+
+/* the listing's entries in its order, the names after them */
+static struct sqfs_dnames *sqfs_dnames_build(struct inode *dir)
+{
+	struct sqfs_dnames *t = NULL;
+	struct sqfs_dir_iter it;
+	struct sqfs_dirent *de;
+	u32 n = 0, bytes = 0, i = 0, off = 0;
+	int ret;
+
+	de = kmalloc(sizeof(*de), GFP_KERNEL);
+	if (!de)
+		return ERR_PTR(-ENOMEM);
+	/* first count, then fill (the blocks are cached by then) */
+	while (true) {
+		sqfs_dir_iter_at(dir, &it, 0, SQFS_I(dir)->start);
+		while ((ret = sqfs_dir_next(dir, &it, de)) > 0) {
+			if (!t) {
+				n++;
+				bytes += de->len;
+				continue;
+			}
+			/* a device that answers differently the second time */
+			if (i == t->count || de->len > bytes - off)
+				break;
+			t->ent[i].ref = de->ref;
+			t->ent[i].ino = de->ino;
+			t->ent[i].name = off;
+			t->ent[i].len = de->len;
+			memcpy(t->names + off, de->name, de->len);
+			off += de->len;
+			i++;
+		}
+		sqfs_meta_unpin(&it.pin);
+		if (ret < 0 || t)
+			break;
+		t = kvmalloc(struct_size(t, ent, n) + bytes, GFP_KERNEL);
+		if (!t) {
+			ret = -ENOMEM;
+			break;
+		}
+		t->names = (char *)&t->ent[n];
+		t->count = n;
+	}
+	kfree(de);
+	if (ret < 0) {
+		kvfree(t);
+		return ERR_PTR(ret);
+	}
+	t->count = i;
+	return t;
+}
+
+/*
+ * The directory's table of names, built by the first lookup that wants it;
+ * NULL (or SQFS_DNAMES_NONE) when lookups scan the listing instead.
+ * Lookups run in parallel: the first table published is the one kept.
+ */
+static struct sqfs_dnames *sqfs_dnames_get(struct inode *dir)
+{
+	struct sqfs_inode *si = SQFS_I(dir);
+	/* pairs with cmpxchg_release below: a table is seen whole */
+	struct sqfs_dnames *t = smp_load_acquire(&si->names), *old;
+
+	if (t || dir->i_size - 3 < SQFS_DNAMES_MIN ||
+	    dir->i_size - 3 > SQFS_DNAMES_MAX)
+		return t;
+	if (dir->i_size - 3 >= SQFS_META_SIZE &&
+	    atomic_inc_return(&si->lookups) < SQFS_DNAMES_AFTER)
+		return NULL;
+	t = sqfs_dnames_build(dir);
+	if (IS_ERR(t)) {
+		/* memory or I/O: the scan says what is wrong, and next time */
+		if (PTR_ERR(t) != -EUCLEAN)
+			return NULL;
+		t = SQFS_DNAMES_NONE;
+	}
+	old = cmpxchg_release(&si->names, NULL, t);
+	if (old) {
+		if (t != SQFS_DNAMES_NONE)
+			kvfree(t);
+		return old;
+	}
+	return t;
+}
+
+void sqfs_dir_evict(struct inode *dir)
+{
+	struct sqfs_dnames *t = SQFS_I(dir)->names;
+
+	if (t != SQFS_DNAMES_NONE)
+		kvfree(t);
+}
+
+static const struct sqfs_dname *sqfs_dnames_find(const struct sqfs_dnames *t,
+						 const struct qstr *name)
+{
+	u32 lo = 0, hi = t->count, mid;
+	const struct sqfs_dname *e;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		e = &t->ent[mid];
+		c = sqfs_namecmp(t->names + e->name, e->len, name->name,
+				 name->len);
+		if (!c)
+			return e;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static const unsigned char sqfs_dtype[] = {
 	[SQFS_T_DIR] = DT_DIR,
 	[SQFS_T_REG] = DT_REG,
@@ -177,7 +325,7 @@ static int sqfs_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
 	struct sqfs_inode *si = SQFS_I(dir);
-	struct sqfs_dir_iter it;
+	struct sqfs_dir_iter it = { .pin = NULL };
 	struct sqfs_dirent *de;
 	int ret;
 
@@ -223,6 +371,7 @@ static int sqfs_readdir(struct file *file, struct dir_context *ctx)
 		ctx->pos = 3 + it.pos;
 	}
 out:
+	sqfs_meta_unpin(&it.pin);
 	kfree(de);
 	return ret < 0 ? ret : 0;
 }
@@ -232,12 +381,21 @@ static struct dentry *sqfs_lookup(struct inode *dir, struct dentry *dentry,
 {
 	const struct qstr *name = &dentry->d_name;
 	struct inode *inode = NULL;
-	struct sqfs_dir_iter it;
+	struct sqfs_dir_iter it = { .pin = NULL };
+	const struct sqfs_dname *e;
+	struct sqfs_dnames *t;
 	struct sqfs_dirent *de;
 	int ret, c;
 
 	if (name->len > SQFS_NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);
+	t = sqfs_dnames_get(dir);
+	if (t && t != SQFS_DNAMES_NONE) {
+		e = sqfs_dnames_find(t, name);
+		if (e)
+			inode = sqfs_iget(dir->i_sb, e->ref, e->ino);
+		return d_splice_alias(inode, dentry);
+	}
 	de = kmalloc(sizeof(*de), GFP_KERNEL);
 	if (!de)
 		return ERR_PTR(-ENOMEM);
@@ -253,6 +411,7 @@ static struct dentry *sqfs_lookup(struct inode *dir, struct dentry *dentry,
 		break;
 	}
 out:
+	sqfs_meta_unpin(&it.pin);
 	kfree(de);
 	if (ret < 0)
 		return ERR_PTR(ret);

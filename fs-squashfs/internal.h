@@ -41,6 +41,7 @@ extern const struct sqfs_decomp_ops sqfs_zstd_ops;
 
 /* decompressed metadata or fragment blocks, keyed by disk position */
 struct sqfs_cblk;
+struct sqfs_dnames;
 
 struct sqfs_bcache {
 	struct mutex lock;	/* guards blocks, lru and nr */
@@ -133,6 +134,9 @@ struct sqfs_inode {
 	struct sqfs_seek *seek;	/* checkpoints of earlier walks */
 	u64 nseek;
 
+	struct sqfs_dnames *names;	/* dir: its names for lookups (dir.c) */
+	atomic_t lookups;	/* dir: lookups before it had them */
+
 	struct inode vfs_inode;
 };
 
@@ -172,6 +176,9 @@ void sqfs_caches_free(struct sqfs_sb *sbi);
 int sqfs_meta_read(struct super_block *sb, struct sqfs_mcur *c, void *buf,
 		   size_t len);
 int sqfs_meta_skip(struct super_block *sb, struct sqfs_mcur *c, size_t len);
+int sqfs_meta_read_pin(struct super_block *sb, struct sqfs_mcur *c,
+		       struct sqfs_cblk **pin, void *buf, size_t len);
+void sqfs_meta_unpin(struct sqfs_cblk **pin);
 struct sqfs_cblk *sqfs_frag_get(struct super_block *sb, u64 pos, u32 word,
 				u32 off, u32 len);
 const void *sqfs_cblk_data(const struct sqfs_cblk *b);
@@ -198,6 +205,7 @@ extern const struct inode_operations sqfs_file_iops;
 /* dir.c */
 extern const struct inode_operations sqfs_dir_iops;
 extern const struct file_operations sqfs_dir_fops;
+void sqfs_dir_evict(struct inode *dir);
 
 /* file.c */
 extern const struct address_space_operations sqfs_file_aops;

@@ -63,6 +63,7 @@ static struct inode *sqfs_alloc_inode(struct super_block *sb)
 	if (!si)
 		return NULL;
 	si->seek = NULL;
+	si->names = NULL;
 	return &si->vfs_inode;
 }
 
@@ -72,6 +73,8 @@ static void sqfs_free_inode(struct inode *inode)
 		kfree(inode->i_link);
 	else if (S_ISREG(inode->i_mode))
 		sqfs_file_evict(inode);
+	else if (S_ISDIR(inode->i_mode))
+		sqfs_dir_evict(inode);
 	kmem_cache_free(sqfs_inode_cachep, SQFS_I(inode));
 }
 
