@@ -1,14 +1,20 @@
 #!/bin/bash
-# boot-tests/dmsquash-initrd.sh CACHE-DIR: print the path of an initrd whose live
-# module is dracut's own dmsquash-live (Fedora's live boot logic: root=live:,
-# rd.live.check with checkisomd5, rd.live.overlay.overlayfs=1), without systemd and
-# kernel modules (our kernel has everything built in), zstd. Built once with dracut
-# and cached in CACHE-DIR under a key of dracut's version, the module's files and
-# checkisomd5's presence. The peer of our module in `make bench-live` and the
-# distribution-logic boot of the remaster tests.
+# boot-tests/dmsquash-initrd.sh CACHE-DIR [KVER]: print the path of an initrd whose
+# live module is dracut's own dmsquash-live (Fedora's live boot logic: root=live:,
+# rd.live.check with checkisomd5, rd.live.overlay.overlayfs=1), without systemd, zstd.
+# Without KVER it has no kernel modules (our kernel has everything built in): the
+# peer of our module in `make bench-live` and the distribution-logic boot of the
+# remaster tests. With KVER (a Debian kernel here, /lib/modules/KVER) it is what a
+# user of that kernel gets from `dracut --no-hostonly`: every block, CD and USB
+# storage driver (dracut's kernel-modules), squashfs, overlay, loop and isofs
+# (dmsquash-live's), and qemu_fw_cfg (the benchmark's hook reads its script from it;
+# boot with rd.driver.pre=qemu_fw_cfg): bench-live's peer (b), Debian's kernel with
+# its stock squashfs.ko. Built once with dracut and cached in CACHE-DIR under a key
+# of dracut's version, the module's files, checkisomd5's presence and KVER.
 set -euo pipefail
 
-cache=${1:?usage: dmsquash-initrd.sh CACHE-DIR}
+cache=${1:?usage: dmsquash-initrd.sh CACHE-DIR [KVER]}
+kver=${2:-}
 mod=/usr/lib/dracut/modules.d/90dmsquash-live
 [[ -d $mod ]] || {
 	echo "dmsquash-initrd: $mod missing: run 'make deps' (dracut-live)" >&2
@@ -18,16 +24,27 @@ key=$( {
 	dracut --version 2>/dev/null
 	cat "$mod"/*
 	command -v checkisomd5 || true
-	echo v2
+	echo "v2 $kver"
 } | sha256sum | cut -c1-16)
 out=$cache/initrd-dmsquash-$key.img
+kopt=(--no-kernel)
+mods="base udev-rules dmsquash-live"
+if [[ -n $kver ]]; then
+	[[ -d /lib/modules/$kver ]] || {
+		echo "dmsquash-initrd: no /lib/modules/$kver" >&2
+		exit 1
+	}
+	out=$cache/initrd-dmsquash-$kver-$key.img
+	kopt=(--kver "$kver" --add-drivers qemu_fw_cfg)
+	mods="$mods kernel-modules"
+fi
 if [[ ! -s $out ]]; then
 	mkdir -p "$cache/empty-confdir"
 	echo "# building the dmsquash-live initrd (dracut)" >&2
 	if ! dracut --force --no-hostonly --no-hostonly-cmdline --no-early-microcode \
 		--conf /dev/null --confdir "$cache/empty-confdir" \
-		-m "base udev-rules dmsquash-live" -o "systemd systemd-initrd dracut-systemd" \
-		--no-kernel --zstd "$out.tmp" >"$cache/dracut.log" 2>&1; then
+		-m "$mods" -o "systemd systemd-initrd dracut-systemd" \
+		"${kopt[@]}" --zstd "$out.tmp" >"$cache/dracut.log" 2>&1; then
 		rm -f "$out.tmp"
 		echo "dmsquash-initrd: dracut failed: $(tail -n 5 "$cache/dracut.log" | tr '\n' '|')" >&2
 		exit 1

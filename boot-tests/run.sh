@@ -3,7 +3,7 @@
 # numbered across every boot, ending with "N passed, N failed".
 #
 # usage: run.sh [all | quick | SUITE ...]
-#   suites: busybox-bios busybox-uefi busybox-usb debian-bios debian-uefi media remaster
+#   suites: busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media remaster
 #           check-iso missing-medium (media: boot-tests/media.sh), media-debian (not in all:
 #           make check-full runs it)
 #   all   = every suite (debian-uefi only with CHECK_DEBIAN_UEFI=yes)
@@ -43,12 +43,12 @@ suites=()
 for a in "${@:-all}"; do
 	case $a in
 	all)
-		suites+=(busybox-bios busybox-uefi busybox-usb debian-bios)
+		suites+=(busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios)
 		[[ $CHECK_DEBIAN_UEFI == yes ]] && suites+=(debian-uefi)
 		suites+=(media remaster check-iso missing-medium)
 		;;
 	quick) suites+=(busybox-bios) ;;
-	busybox-bios | busybox-uefi | busybox-usb | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium) suites+=("$a") ;;
+	busybox-bios | busybox-uefi | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium) suites+=("$a") ;;
 	*)
 		echo "run.sh: unknown suite '$a'" >&2
 		exit 2
@@ -216,6 +216,7 @@ live_boot() {
 	case $medium in
 	cd) fw+=(--iso "$iso") ;;
 	usb) fw+=(--iso "$iso" --usb) ;;
+	dvd) fw+=(--iso "$iso" --medium dvd) ;;
 	virtio) fw+=(-- -drive "if=none,id=medium,format=raw,readonly=on,file=${iso//,/,,}"
 		-device "virtio-blk-pci,drive=medium,bootindex=1") ;;
 	stick:*)
@@ -255,6 +256,8 @@ live_boot() {
 		mapfile -t last < <(grep -v '^\s*$' "$dir/console.txt" | tail -n 8)
 		tap_notok "[$tag] booted and powered off by itself within $tmo s (QEMU exit $LS_QEMU_RC after $LS_QEMU_SECONDS s; console $dir/console.txt ends:)" "${last[@]}"
 	fi
+	[[ $medium != dvd ]] || tap_test "[$tag] the slow DVD (iso/medium.py) served the boot, with seeks: $LS_QEMU_MEDIUM" \
+		medium_used "$dir/medium.log"
 	tap_guest "$dir/results.txt" "[$tag]"
 	if grep -qx '# livesquash guest checks done' "$dir/results.txt" && ((LS_GUEST_SEEN >= 10)); then
 		tap_ok "[$tag] the guest checks ran to the end ($LS_GUEST_SEEN results)"
@@ -262,6 +265,18 @@ live_boot() {
 		tap_notok "[$tag] the guest checks ran to the end ($LS_GUEST_SEEN results, results in $dir/results.txt)"
 	fi
 	console_test "$tag"
+}
+
+# medium_used LOG: iso/medium.py's log of a boot has reads, seeks among them and its
+# totals line, and the totals add up to the lines
+medium_used() {
+	awk '$1 ~ /^[0-9.]+$/ { n++; b += $3; if ($5 == "seek") s++ }
+		$1 == "#" && $2 == "reads" { tr = $3; tb = $5; ts = $7 }
+		END {
+			if (tr == "") { print "no totals line"; exit 1 }
+			if (n == 0 || s == 0) { print n " reads, " s " seeks"; exit 1 }
+			if (n != tr || b != tb || s != ts) { print "lines: " n " reads " b " bytes " s " seeks; totals: " tr " " tb " " ts; exit 1 }
+		}' "$1"
 }
 
 console_test() { # TAG
@@ -619,6 +634,7 @@ for s in "${suites[@]}"; do
 	busybox-bios) suite_live busybox bios ;;
 	busybox-uefi) suite_live busybox uefi ;;
 	busybox-usb) suite_live busybox bios usb ;;
+	busybox-dvd) suite_live busybox bios dvd ;;
 	debian-bios) suite_live debian bios ;;
 	debian-uefi) suite_live debian uefi ;;
 	media) suite_media busybox ;;

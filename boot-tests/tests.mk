@@ -6,7 +6,7 @@ CHECK_BUILD ?= yes## check: yes = `make iso`/`make initramfs` first; no = test w
 CHECK_DEBIAN_UEFI ?= yes## check: yes = also boot the debian ISO through UEFI (adds ~5 min under TCG)
 BOOT_TIMEOUT ?= 240## check: seconds a busybox boot may take, start to power-off
 DEBIAN_TIMEOUT ?= 500## check: seconds a debian boot may take, start to power-off (measured 207-316 s under TCG)
-SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-uefi busybox-usb debian-bios debian-uefi media media-debian remaster check-iso missing-medium)
+SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium)
 
 BENCH_ROUNDS ?= 6## bench: rounds (stock and ours interleaved, their order swapped every round: an even number balances it); medians and min-max over them
 BENCH_SMP ?= 4## bench: guest vCPUs (parallel readers run N=2 and N=4 up to this; TCG runs them on the host's cores)
@@ -23,12 +23,15 @@ BENCH_MOUNTS ?= 16## bench: mounts of the memory test (one loop device each over
 BENCH_TIMEOUT ?= 5400## bench: seconds the benchmark boot may take
 BENCH_CLOCK ?= tsc## bench: the guest's clock, tsc (as on hardware) or hpet (tsc=unstable: immune to a host TSC jump, but each kernel clock read is an emulated MMIO read)
 BENCH_LIVE ?= no## bench: yes = `make bench` also runs bench-live at the end (adds ~10 min under TCG)
-BENCH_LIVE_ROUNDS ?= 3## bench-live: boots of each variant (alternating ours, dracut, ours, ...)
+BENCH_LIVE_ROUNDS ?= 2## bench-live: boots of each variant on each medium (alternating variants)
+BENCH_LIVE_MEDIA ?= dvd usb## bench-live: the media booted from: dvd (10 MB/s, 100 ms seeks), usb (USB 2.0 stick, 30 MB/s), cd (the ISO file as it is)
+BENCH_LIVE_VARIANTS ?= ours ordered dracut debian## bench-live: ours, ordered (our image in boot order), dracut (our kernel, dmsquash-live), debian (Debian's kernel and stock squashfs.ko, dmsquash-live)
+BENCH_LIVE_SCALE ?= 1## bench-live: the medium's costs times this (the guest's CPU slowdown under TCG, which the run prints, restores real proportions)
 BENCH_LIVE_MODES ?= no## bench-live: yes = also our boot modes rd.live.ram, rd.live.ram=background and persistence, each against our plain boot
 
 export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
 export BENCH_ROUNDS BENCH_SMP BENCH_MEM BENCH_TREE BENCH_FILE_MB BENCH_COMPS BENCH_TREE_COMPS BENCH_EROFS
-export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS BENCH_LIVE_MODES BENCH_CLOCK
+export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS BENCH_LIVE_MEDIA BENCH_LIVE_VARIANTS BENCH_LIVE_SCALE BENCH_LIVE_MODES BENCH_CLOCK
 
 FUZZ_TIME ?= 30m## fuzz: how long (seconds, Nm or Nh); check runs 180 s
 FUZZ_JOBS ?= 2## fuzz: afl-fuzz instances, each with a QEMU guest of its own
@@ -94,6 +97,6 @@ bench-aa: deps module ## the bench with our module in both columns (A/A): its ou
 bench-smoke: deps module ## the benchmark in smoke mode (tiny data, 1 round, ~1 min): TAP checks that every part of it works
 	@bash $(TOP)/boot-tests/bench/bench.sh smoke
 
-bench-live: deps ## live boot time, QEMU start to root shell: our ISO vs the same ISO through dracut's dmsquash-live (build/bench/run-live/)
+bench-live: deps ## live boot of the Debian ISO from a DVD and a USB stick as slow as real ones: time to a login prompt, ours (plain and boot-ordered) vs dmsquash-live on our kernel and on Debian's (build/bench/run-live/)
 	@[ -f "$(BUILD)/livesquash-debian.iso" ] || $(MAKE) --no-print-directory iso ROOTFS=debian
 	@bash $(TOP)/boot-tests/bench/liveboot.sh

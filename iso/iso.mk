@@ -5,6 +5,7 @@
 
 KERNEL ?= $(BZIMAGE)## kernel image put on the ISO
 KVER ?= ## kernel version whose modules dracut adds (empty: our kernel, no modules, dracut --no-kernel)
+BOOT_ORDER ?= 0## iso: 1 = pack the image's files in the order a boot first reads them (mksquashfs -sort with the profile of `make boot-order`, made first if missing)
 IN ?= ## remaster: input ISO
 OUT ?= ## remaster: output ISO (must not exist unless FORCE=1)
 ADD ?= ## remaster: folders merged into the root, space-separated
@@ -12,22 +13,26 @@ RUN ?= ## remaster: shell command run inside the unpacked root (chroot)
 FORCE ?= ## remaster: 1 to overwrite OUT
 IMAGE ?= ## remaster: the root image inside the ISO (default: found by layout)
 CMDLINE_ADD ?= ## remaster: words appended to every boot entry's kernel command line
+SORT ?= ## remaster: an mksquashfs -sort file ("PATH PRIORITY" lines; make boot-order makes one): the image's files in that order
 CMDLINE_REMOVE ?= ## remaster: words removed from it ('quiet'; 'foo=' removes any foo=VALUE)
 
 ISO_TREE := $(BUILD)/iso/$(ROOTFS)/tree
 SQUASHFS_IMG := $(ISO_TREE)/LiveOS/squashfs.img
 INITRD := $(BUILD)/initramfs/initrd.img
 ISO := $(BUILD)/livesquash-$(ROOTFS).iso
+BOOT_ORDER_SORT := $(BUILD)/iso/$(ROOTFS)/boot-order.sort
+# the sort file mkimage.sh packs with: only with BOOT_ORDER=1, once the profile exists
+IMAGE_SORT = $(if $(filter 1,$(BOOT_ORDER)),$(wildcard $(BOOT_ORDER_SORT)))
 
 export KERNEL KVER
 
-.PHONY: rootfs image initramfs iso run remaster check-iso
+.PHONY: rootfs image initramfs iso run remaster check-iso boot-order
 
 rootfs: ## build the root tree build/rootfs/ROOTFS/ (busybox, or debian via a cached debootstrap)
 	@bash $(TOP)/iso/mkrootfs.sh $(ROOTFS) $(BUILD)
 
 image: rootfs ## pack the root tree into LiveOS/squashfs.img (+ .sha256) with mksquashfs
-	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkimage.sh $(BUILD)/rootfs/$(ROOTFS) $(ISO_TREE) $(COMP) $(BLOCK)
+	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkimage.sh $(BUILD)/rootfs/$(ROOTFS) $(ISO_TREE) $(COMP) $(BLOCK) $(IMAGE_SORT)
 
 initramfs: ## build build/initramfs/initrd.img with dracut and dracut-module/90livesquash
 	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkinitramfs.sh $(INITRD) $(TOP)/dracut-module/90livesquash $(KVER)
@@ -36,15 +41,22 @@ initramfs: ## build build/initramfs/initrd.img with dracut and dracut-module/90l
 # driver rebuilds the kernel first; any other KERNEL= is just a file.
 iso: image initramfs $(KERNEL) ## make build/livesquash-ROOTFS.iso (hybrid BIOS+UEFI, GRUB menu, volume label CDLABEL)
 	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkiso.sh $(ISO) $(ISO_TREE) $(KERNEL) $(INITRD) $(CDLABEL) $(ROOTFS)
+	@if [ "$(BOOT_ORDER)" = 1 ] && [ -z "$(IMAGE_SORT)" ]; then \
+		bash $(TOP)/iso/boot-order.sh $(ISO) $(BOOT_ORDER_SORT) && \
+		$(MAKE) --no-print-directory iso BOOT_ORDER=1; fi
+
+boot-order: deps ## profile a boot of build/livesquash-ROOTFS.iso in QEMU: the order it first reads its files, as an mksquashfs -sort file (build/iso/ROOTFS/boot-order.sort)
+	@[ -f "$(ISO)" ] || $(MAKE) --no-print-directory iso
+	@bash $(TOP)/iso/boot-order.sh $(ISO) $(BOOT_ORDER_SORT)
 
 run: deps iso ## boot build/livesquash-ROOTFS.iso in QEMU on this terminal (FIRMWARE, MEM; Ctrl-A X quits)
 	@bash $(TOP)/iso/run.sh $(ISO) $(FIRMWARE) $(MEM) $(ACCEL) $(BUILD)
 
-remaster: ## copy any distribution's live ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [CMDLINE_ADD=...] [CMDLINE_REMOVE=...] [IMAGE=...] [FORCE=1]
+remaster: ## copy any distribution's live ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [CMDLINE_ADD=...] [CMDLINE_REMOVE=...] [SORT=file] [IMAGE=...] [FORCE=1]
 	@[ -n "$(IN)" ] && [ -n "$(OUT)" ] || { echo "remaster: set IN=input.iso and OUT=output.iso" >&2; exit 1; }
 	@bash $(TOP)/iso/remaster $(if $(FORCE),--force) $(if $(IMAGE),--image '$(IMAGE)') \
 		$(foreach d,$(ADD),--add '$(d)') $(if $(RUN),--run '$(subst ','\'',$(RUN))') \
-		$(if $(CMDLINE_ADD),--cmdline-add '$(CMDLINE_ADD)') $(if $(CMDLINE_REMOVE),--cmdline-remove '$(CMDLINE_REMOVE)') \
+		$(if $(SORT),--sort '$(SORT)') $(if $(CMDLINE_ADD),--cmdline-add '$(CMDLINE_ADD)') $(if $(CMDLINE_REMOVE),--cmdline-remove '$(CMDLINE_REMOVE)') \
 		'$(IN)' '$(OUT)'
 
 check-iso: ## boot an ISO headless (BIOS and UEFI, as CD and as USB stick) and say whether it reaches userspace: make check-iso IN=a.iso

@@ -1,14 +1,17 @@
 #!/bin/bash
 # Pack a root tree into ISO_TREE/LiveOS/squashfs.img (+ .sha256) with
 # mksquashfs, unless the image is newer than every file of the tree and was
-# made with the same compressor and block size.  Real owners are kept.
-# usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE
+# made with the same compressor, block size and sort file.  Real owners are kept.
+# usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE [SORT_FILE]
+# SORT_FILE (make iso BOOT_ORDER=1: iso/boot-order.sh's profile) orders the files'
+# data with mksquashfs -sort; its lines for paths the tree lacks are dropped.
 set -euo pipefail
 
 tree=${1:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
 isotree=${2:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
 comp=${3:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
 bs=${4:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
+sortfile=${5:-}
 
 die() { echo "image: $*" >&2; exit 1; }
 [[ -d $tree ]] || die "root tree $tree missing: run 'make rootfs'"
@@ -18,6 +21,11 @@ img=$isotree/LiveOS/squashfs.img
 params=$(dirname "$isotree")/squashfs.params
 sde=${SOURCE_DATE_EPOCH:?SOURCE_DATE_EPOCH must be set (make sets it)}
 want="mksquashfs -comp $comp -b $bs -mkfs-time $sde"
+sortopt=()
+if [[ -n $sortfile ]]; then
+    [[ -s $sortfile ]] || die "sort file $sortfile missing or empty: run 'make boot-order'"
+    want+=" -sort $(basename "$sortfile") $(sha256sum < "$sortfile" | cut -c1-16)"
+fi
 
 if [[ -f $img && -f $img.sha256 && $(cat "$params" 2> /dev/null) == "$want" ]] \
     && [[ -z $(find "$tree" \( -newer "$img" -o -cnewer "$img" \) -print -quit) ]]; then
@@ -29,6 +37,13 @@ mkdir -p "$isotree/LiveOS"
 rm -f "$img" "$img.sha256" "$params"
 echo "image: $want: $tree -> $img"
 start=$SECONDS
+if [[ -n $sortfile ]]; then
+    while read -r p prio; do
+        [[ -e $tree/$p || -L $tree/$p ]] && echo "$p $prio"
+    done < "$sortfile" > "$img.sort"
+    sortopt=(-sort "$img.sort")
+    echo "image: data in boot order: $(wc -l < "$img.sort") files of $sortfile first"
+fi
 # -progress draws a bar on a terminal; -quiet keeps logs small otherwise
 if [[ -t 1 ]]; then progress=-progress; else progress=-no-progress; fi
 # reproducible: no time in the tree later than SOURCE_DATE_EPOCH, which is also
@@ -37,7 +52,8 @@ find "$tree" -newermt "@$sde" -exec touch -h -d "@$sde" {} +
 # (mksquashfs 4.5 would set every file's time to a SOURCE_DATE_EPOCH in the
 # environment; the tree's own, clamped times are what the image must hold)
 env -u SOURCE_DATE_EPOCH mksquashfs "$tree" "$img.tmp" -comp "$comp" -b "$bs" -mkfs-time "$sde" -noappend -quiet "$progress" \
-    || { rm -f "$img.tmp"; die "mksquashfs failed"; }
+    "${sortopt[@]}" || { rm -f "$img.tmp" "$img.sort"; die "mksquashfs failed"; }
+rm -f "$img.sort"
 mv "$img.tmp" "$img"
 (cd "$isotree/LiveOS" && sha256sum squashfs.img > squashfs.img.sha256)
 echo "$want" > "$params"

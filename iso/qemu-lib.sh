@@ -13,6 +13,12 @@
 #                    a CD-ROM (`-boot d`); with --usb a USB stick instead (usb-storage
 #                    on a qemu-xhci controller, bootindex 0), booted as a disk by
 #                    SeaBIOS or OVMF (an isohybrid ISO)
+#   --medium MODEL   the ISO (--iso, as CD or with --usb as stick) is not a file QEMU
+#                    reads but iso/medium.py serving it over NBD on a unix socket, as
+#                    slow as the medium MODEL: dvd (10 MB/s, 100 ms seeks) or usb (a
+#                    USB 2.0 stick, 30 MB/s), MODELxN N times slower (see medium.py);
+#                    every read and its cost go to medium.log
+#                    (PREFIX.medium.log), whose last line has the totals: LS_QEMU_MEDIUM
 #   --uefi           OVMF (pflash: LS_OVMF_CODE read-only, a fresh copy of LS_OVMF_VARS)
 #   --kernel K, --initrd I, --append A   a direct boot
 #   --autorun F, --data F   fw_cfg entries opt/livesquash/autorun and opt/livesquash/data
@@ -58,6 +64,8 @@
 #                    where each one spins) in stall-registers.txt / PREFIX.stall-registers.txt
 #   --mark REGEX     LS_QEMU_MARK: seconds (0.01 s) from QEMU's start until a line of the
 #                    raw results file matches REGEX (looked for every 0.2 s), else empty
+#   --mark-console REGEX   LS_QEMU_MARK_CONSOLE: the same for the raw console (e.g. a
+#                    getty's 'login:')
 #   --progress CMD   runs CMD (a function or command, no arguments) every 5 s while QEMU
 #                    runs, and once after it ended (e.g. to print the guest's progress)
 #   --menu-entry N   pick GRUB's menu entry N (0-based): once the console shows the menu
@@ -85,7 +93,7 @@
 # PREFIX.console.clock-jump.txt), a "# NAME: ..." line says so, and the boot runs once
 # more (see ls_qemu's loop).
 # Sets LS_QEMU_RC (124: timed out), LS_QEMU_SECONDS, LS_QEMU_FOUND, LS_QEMU_STOPPED,
-# LS_QEMU_STALLED, LS_QEMU_MARK, LS_QEMU_KEYS (keys sent), LS_QEMU_READ (bytes, or
+# LS_QEMU_STALLED, LS_QEMU_MARK, LS_QEMU_MARK_CONSOLE, LS_QEMU_MEDIUM, LS_QEMU_KEYS (keys sent), LS_QEMU_READ (bytes, or
 # empty), LS_QEMU_NDISKS, LS_QEMU_CONSOLE and LS_QEMU_RESULTS (the stripped console's
 # and the results text's paths). Returns 2 on a usage error, else 0.
 #
@@ -127,12 +135,13 @@ ls_qemu() {
 	shift 2
 	local iso="" uefi=0 kernel="" initrd="" append="" autorun="" data="" waitfor="" stopon=""
 	local usb=0 press=0 monitor="" monwork=0 edit="" mem=$MEM smp=2 nodefaults=0 logdir="" prefix=""
-	local raw=0 ressock="" stall="" mark="" progress="" disklist="" diskmode="" menu="" onres_re="" onres_cmd=""
+	local raw=0 ressock="" stall="" mark="" cmark="" progress="" medium="" disklist="" diskmode="" menu="" onres_re="" onres_cmd=""
 	local -a extra=()
 	while (($#)); do
 		case $1 in
 		--iso) iso=$2 && shift ;;
 		--usb) usb=1 ;;
+		--medium) medium=$2 && shift ;;
 		--press-enter) press=1 ;;
 		--menu-entry) menu=$2 && shift ;;
 		--on-result)
@@ -160,6 +169,7 @@ ls_qemu() {
 		--results-socket) ressock=$2 && shift ;;
 		--stall) stall=$2 && shift ;;
 		--mark) mark=$2 && shift ;;
+		--mark-console) cmark=$2 && shift ;;
 		--progress) progress=$2 && shift ;;
 		--virtio-disks)
 			disklist=$2 diskmode=${3:-}
@@ -181,6 +191,10 @@ ls_qemu() {
 		echo "ls_qemu: --usb needs --iso" >&2
 		return 2
 	fi
+	if [[ -n $medium && ( -z $iso || ! $medium =~ ^(dvd|usb)(x[0-9]+(\.[0-9]+)?)?$ ) ]]; then
+		echo "ls_qemu: --medium dvd|usb[xN], with --iso (got '$medium')" >&2
+		return 2
+	fi
 	if [[ -n $logdir && -n $prefix ]]; then
 		echo "ls_qemu: --logdir or --files, not both" >&2
 		return 2
@@ -198,14 +212,15 @@ ls_qemu() {
 			[results_txt]=$prefix.out.txt [qemu]=$prefix.qemu [cmdline]=$prefix.cmdline
 			[monitor_log]=$prefix.monitor.log [blockstats]=$prefix.blockstats.txt
 			[vars]=$prefix.OVMF_VARS.fd [jump]=$prefix.console.clock-jump.txt
-			[sock]=$prefix.monitor.sock)
+			[sock]=$prefix.monitor.sock [medium_log]=$prefix.medium.log)
 	else
 		local dir=${logdir:-$LS_LOGDIR/$name}
 		mkdir -p "$dir"
 		f=([console]=$dir/console.log [console_txt]=$dir/console.txt [results]=$dir/results.log
 			[results_txt]=$dir/results.txt [qemu]=$dir/qemu.log [cmdline]=$dir/cmdline
 			[monitor_log]=$dir/monitor.log [blockstats]=$dir/blockstats.txt
-			[vars]=$dir/OVMF_VARS.fd [jump]=$dir/console.clock-jump.txt [sock]=$dir/monitor.sock)
+			[vars]=$dir/OVMF_VARS.fd [jump]=$dir/console.clock-jump.txt [sock]=$dir/monitor.sock
+			[medium_log]=$dir/medium.log)
 	fi
 	rm -f "${f[jump]}"
 	LS_QEMU_CONSOLE=${f[console_txt]}
@@ -237,17 +252,23 @@ ls_qemu() {
 		cmd+=(-drive "if=pflash,format=raw,readonly=on,file=$LS_OVMF_CODE"
 			-drive "if=pflash,format=raw,file=${f[vars]}")
 	fi
+	local msock=""
 	if [[ -n $iso ]]; then
 		# read-only: a boot never writes to the ISO (commas in -drive values are doubled)
+		local src=${iso//,/,,}
+		if [[ -n $medium ]]; then
+			msock=$(mktemp -u "${TMPDIR:-/tmp}/lsq-medium.XXXXXX")
+			src=nbd:unix:${msock//,/,,}
+		fi
 		if ((usb)); then
 			# (with -kernel QEMU's own boot loader has bootindex 0)
 			local bootindex=0
 			[[ -z $kernel ]] || bootindex=1
 			cmd+=(-device "qemu-xhci,id=xhci"
-				-drive "if=none,id=stick,format=raw,readonly=on,file=${iso//,/,,}"
+				-drive "if=none,id=stick,format=raw,readonly=on,file=$src"
 				-device "usb-storage,bus=xhci.0,drive=stick,bootindex=$bootindex")
 		else
-			cmd+=(-drive "if=ide,index=2,media=cdrom,format=raw,readonly=on,file=${iso//,/,,}" -boot d)
+			cmd+=(-drive "if=ide,index=2,media=cdrom,format=raw,readonly=on,file=$src" -boot d)
 		fi
 	fi
 	[[ -n $kernel ]] && cmd+=(-kernel "$kernel")
@@ -280,13 +301,21 @@ ls_qemu() {
 	echo >>"${f[cmdline]}"
 
 	local start end rc attempt jump
+	LS_QEMU_MEDIUM=""
 	for attempt in 1 2; do
 		rc=0
 		rm -f "${f[console]}" "${f[console_txt]}" "${f[results]}" "${f[results_txt]}" "${f[qemu]}" \
 			"${f[monitor_log]}" "${f[blockstats]}"
 		[[ -z $monitor ]] || rm -f "$monitor"
 		((uefi)) && cp "$LS_OVMF_VARS" "${f[vars]}"
+		if [[ -n $medium ]]; then
+			ls_medium_start "$medium" "$iso" "$msock" "${f[medium_log]}" || return 2
+		fi
 		ls_qemu_run
+		if [[ -n $medium ]]; then
+			ls_medium_stop
+			LS_QEMU_MEDIUM=$(sed -n 's/^# //p' "${f[medium_log]}" | tail -n 1)
+		fi
 		# a guest's clock may jump, not the guest: with TCG the guest reads the host's
 		# TSC as is, and that TSC jumps by days when the host (a microVM, itself
 		# booted with tsc=unstable) is restored from a snapshot; the guest's soft-lockup
@@ -298,6 +327,32 @@ ls_qemu() {
 		echo "# $name: the guest's clock jumped (its console says '$jump' in a boot limited to $tmo s): a host clock jump, not a lockup; booting again (first console: ${f[jump]})"
 	done
 	return 0
+}
+
+# ls_medium_start MODEL ISO SOCKET LOG: (for ls_qemu --medium) iso/medium.py serving
+# ISO on SOCKET, once the socket is there; ls_medium_stop ends it (its totals go to LOG)
+LS_MEDIUM_PID=""
+ls_medium_start() {
+	local i
+	rm -f "$3"
+	python3 "$LS_QEMU_HERE/medium.py" "$1" "$2" "$3" "$4" &
+	LS_MEDIUM_PID=$!
+	LS_MEDIUM_SOCK=$3
+	for ((i = 0; i < 100; i++)); do
+		[[ -S $3 ]] && return 0
+		kill -0 "$LS_MEDIUM_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "ls_qemu: iso/medium.py did not start" >&2
+	ls_medium_stop
+	return 1
+}
+ls_medium_stop() {
+	[[ -n $LS_MEDIUM_PID ]] || return 0
+	kill "$LS_MEDIUM_PID" 2>/dev/null || true
+	wait "$LS_MEDIUM_PID" 2>/dev/null || true
+	rm -f "$LS_MEDIUM_SOCK"
+	LS_MEDIUM_PID=""
 }
 
 # ls_clock_jump CONSOLE SECONDS: the first soft-lockup report that says a CPU was
@@ -313,12 +368,13 @@ ls_qemu_run() {
 	LS_QEMU_STOPPED=""
 	LS_QEMU_STALLED=0
 	LS_QEMU_MARK=""
+	LS_QEMU_MARK_CONSOLE=""
 	LS_QEMU_KEYS=0
 	LS_QEMU_READ=""
 	LS_QEMU_MENU=0
 	LS_QEMU_ONRESULT_SENT=""
 	start=$(ls_now)
-	if [[ -z $waitfor && -z $stopon && -z $monitor && -z $stall && -z $mark && -z $progress ]]; then
+	if [[ -z $waitfor && -z $stopon && -z $monitor && -z $stall && -z $mark && -z $cmark && -z $progress ]]; then
 		timeout --kill-after=10 "$tmo" "${cmd[@]}" </dev/null >"${f[qemu]}" 2>&1 || rc=$?
 	else
 		timeout --kill-after=10 "$tmo" "${cmd[@]}" </dev/null >"${f[qemu]}" 2>&1 &
@@ -330,13 +386,10 @@ ls_qemu_run() {
 		local pid=$! text="" t=0 t0=$SECONDS t_prev=-1 pressing=$press typing=0 last=-1 idle=0
 		local next_stat=0 next_key=3 next_progress=5 tick=1 size=-1 grown="" grown_at=0 now
 		[[ -z $edit ]] || typing=1
-		[[ -z $mark ]] || tick=0.2
+		[[ -z $mark && -z $cmark ]] || tick=0.2
 		while kill -0 "$pid" 2>/dev/null; do
 			sleep "$tick"
-			if [[ -n $mark && -z $LS_QEMU_MARK ]] && grep -qaE "$mark" "${f[results]}" 2>/dev/null; then
-				now=$(ls_now)
-				LS_QEMU_MARK=$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.2f", b - a }')
-			fi
+			ls_marks
 			t=$((SECONDS - t0))
 			((t != t_prev)) || continue
 			t_prev=$t
@@ -421,10 +474,7 @@ ls_qemu_run() {
 			ls_strip "${f[console]}" | grep -qE "$waitfor"; then
 			LS_QEMU_FOUND=1
 		fi
-		if [[ -n $mark && -z $LS_QEMU_MARK ]] && grep -qaE "$mark" "${f[results]}" 2>/dev/null; then
-			now=$(ls_now)
-			LS_QEMU_MARK=$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.2f", b - a }')
-		fi
+		ls_marks
 		[[ -z $progress ]] || "$progress"
 		[[ -z $monitor ]] || rm -f "$monitor"
 	fi
@@ -438,6 +488,16 @@ ls_qemu_run() {
 		tr -d '\r' <"${f[results]}" >"${f[results_txt]}"
 	else
 		ls_strip "${f[results]}" >"${f[results_txt]}"
+	fi
+}
+
+# ls_marks: (in ls_qemu_run) stamp --mark and --mark-console once their line is there
+ls_marks() {
+	if [[ -n $mark && -z $LS_QEMU_MARK ]] && grep -qaE "$mark" "${f[results]}" 2>/dev/null; then
+		LS_QEMU_MARK=$(awk -v a="$start" -v b="$(ls_now)" 'BEGIN { printf "%.2f", b - a }')
+	fi
+	if [[ -n $cmark && -z $LS_QEMU_MARK_CONSOLE ]] && grep -qaE "$cmark" "${f[console]}" 2>/dev/null; then
+		LS_QEMU_MARK_CONSOLE=$(awk -v a="$start" -v b="$(ls_now)" 'BEGIN { printf "%.2f", b - a }')
 	fi
 }
 
@@ -569,4 +629,26 @@ ls_busybox_stage() {
 # print the lines of a stripped console that show a kernel problem
 ls_console_problems() {
 	grep -nE "$LS_CRASH_REGEX" "$1" | head -n 20 || true
+}
+
+# ls_iso_boot_files ISO DIR: the ISO's kernel, initrd and GRUB menu in DIR (vmlinuz,
+# initrd.img, grub.cfg) for a direct boot (--kernel, --initrd); LS_ISO_CMDLINE is the
+# first menu entry's kernel command line without 'console=tty0' (these guests have
+# only the serial console). Returns 1, with a line on stderr, when one is missing.
+ls_iso_boot_files() {
+	local iso=$1 dir=$2
+	mkdir -p "$dir"
+	rm -f "$dir/vmlinuz" "$dir/initrd.img" "$dir/grub.cfg"
+	xorriso -osirrox on -indev "$iso" -extract /boot/vmlinuz "$dir/vmlinuz" \
+		-extract /boot/initrd.img "$dir/initrd.img" -extract /boot/grub/grub.cfg "$dir/grub.cfg" \
+		>"$dir/xorriso.log" 2>&1 || {
+		echo "ls_iso_boot_files: xorriso could not extract /boot from $iso: $(tail -n 1 "$dir/xorriso.log")" >&2
+		return 1
+	}
+	LS_ISO_CMDLINE=$(awk '$1 == "linux" { $1 = ""; $2 = ""; print; exit }' "$dir/grub.cfg" | sed 's/^ *//')
+	LS_ISO_CMDLINE=${LS_ISO_CMDLINE//console=tty0 /}
+	[[ $LS_ISO_CMDLINE == *root=live:* ]] || {
+		echo "ls_iso_boot_files: no root=live: in $iso's /boot/grub/grub.cfg" >&2
+		return 1
+	}
 }

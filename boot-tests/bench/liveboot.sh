@@ -1,26 +1,45 @@
 #!/bin/bash
-# boot-tests/bench/liveboot.sh: workload 8 of the benchmark: live boot time, QEMU start to
-# a root shell, of our live ISO with our dracut module (its own initrd) versus the very
-# same ISO, kernel and root image booted through dracut's own dmsquash-live.
+# boot-tests/bench/liveboot.sh: workload 8 of the benchmark: live boot time of the Debian
+# live ISO, QEMU start to a login prompt and to the first `systemctl is-system-running`
+# answer, from the medium a user boots: a CD image file (cd), or a DVD or a USB 2.0
+# stick as slow as real ones (dvd, usb: ls_qemu --medium, iso/medium.py serves the ISO
+# over NBD and answers each read after the time the medium would take, seeks included).
 #
 # usage: bash boot-tests/bench/liveboot.sh
-# Both boots take the kernel (our bzImage, squashfs built in: the driver is ours in both)
-# and the command line from the ISO, and boot it with -kernel/-initrd with the ISO as a
-# CD-ROM (no GRUB: its 7-15 s under TCG would be the same for both). The two initrds
-# differ only in the live module: ours is the ISO's /boot/initrd.img (dracut -m "base
-# udev-rules livesquash"); the peer is dracut -m "base udev-rules dmsquash-live", also
-# without systemd and kernel modules, zstd, booted with rd.live.overlay.overlayfs=1.
-# "Root shell" = the test ISO's hook (boot-tests/testiso.sh: a unit at the end
-# of boot) runs our fw_cfg script, which writes a line to the second serial port; the
-# host stamps the moment that line appears. Boots alternate (ours, dracut, ours, ...).
-# BENCH_LIVE_MODES=yes adds our module's boot modes, each with the same CD and initrd:
-# ram (rd.live.ram: the image copied to RAM before the root is mounted), ram-bg
-# (rd.live.ram=background: copied behind the boot; its copy time from the kernel log is
-# printed too) and persist (rd.live.overlay=LABEL=LSPERSIST on an empty ext4 virtio disk).
-# Output: a table, build/bench/run-live/live.{tsv,json}, logs per boot.
-# Environment: LIVE_ISO (default build/livesquash-debian.iso), BENCH_LIVE_ROUNDS (3),
-# BENCH_LIVE_MEM (1024), BENCH_LIVE_SMP (2), BENCH_LIVE_TIMEOUT (seconds per boot, 600),
-# ACCEL. QEMU runs through ls_qemu (iso/qemu-lib.sh; --mark stamps the line).
+# Every boot is direct (-kernel/-initrd with the ISO's first GRUB entry's command line;
+# GRUB would add the same 7-15 s under TCG to each), the medium holding the test ISO
+# (boot-tests/testiso.sh: the product ISO with the test hook). The variants:
+#   ours     our kernel (squashfs built in, ours), the ISO's initrd (dracut with our
+#            90livesquash), the image as `make iso` packs it
+#   ordered  the same with the image's files in boot order: the test ISO remastered with
+#            `iso/remaster --sort` and the profile of iso/boot-order.sh (made once, kept
+#            as build/iso/debian/boot-order.sort, `make boot-order`)
+#   dracut   peer (a): our kernel with an initrd of dracut's dmsquash-live instead of
+#            ours (boot-tests/dmsquash-initrd.sh; rd.live.overlay.overlayfs=1)
+#   debian   peer (b), what a user boots otherwise: Debian's own kernel (the newest
+#            /boot/vmlinuz-*-amd64 here) with its stock squashfs.ko, and dracut's
+#            dmsquash-live initrd for it (dracut --no-hostonly: every storage driver as
+#            a module); the same image, packed the usual way (mksquashfs -comp xz)
+# "login" is the moment the console shows the serial getty's "login: "; "ready" the
+# moment the test hook (a unit after getty.target) has its first `systemctl
+# is-system-running` answer and writes it to the second serial port (ls_qemu
+# --mark-console and --mark, looked for every 0.2 s). Boots alternate variants in
+# every round. What is not modelled: the kernel and initrd come from QEMU, not from the
+# medium (a real boot reads them first: ~1 s more on a DVD for ours, ~4 s for
+# peer (b)'s 31 MB initrd).
+# BENCH_LIVE_MODES=yes adds the cd medium and our module's boot modes on it, each with the same
+# CD and initrd: ram (rd.live.ram: the image copied to RAM before the root is mounted),
+# ram-bg (rd.live.ram=background: copied behind the boot; its copy time from the
+# kernel log is printed too) and persist (rd.live.overlay=LABEL=LSPERSIST on an empty
+# ext4 virtio disk).
+# Output: a table, build/bench/run-live/live.{tsv,json}, logs per boot
+# (MEDIUM-VARIANT-ROUND.*: console, out, medium.log: every read of the medium and its cost).
+# Environment: LIVE_ISO (default build/livesquash-debian.iso), BENCH_LIVE_MEDIA
+# ("dvd usb"; also cd), BENCH_LIVE_VARIANTS ("ours ordered dracut debian"),
+# BENCH_LIVE_ROUNDS (2), BENCH_LIVE_SCALE (1: the medium's costs times this; the run
+# prints the guests' CPU slowdown against this host, the factor that restores real
+# proportions between CPU and medium), BENCH_LIVE_MEM (1024), BENCH_LIVE_SMP (2), BENCH_LIVE_TIMEOUT
+# (seconds per boot, 1200), ACCEL. QEMU runs through ls_qemu (iso/qemu-lib.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,10 +48,17 @@ BUILD=${BUILD:-$TOP/build}
 # shellcheck source=SCRIPTDIR/../../iso/qemu-lib.sh disable=SC1091 # (followed with -x)
 source "$TOP/iso/qemu-lib.sh"
 ISO=${LIVE_ISO:-$BUILD/livesquash-debian.iso}
-ROUNDS=${BENCH_LIVE_ROUNDS:-3}
+ROUNDS=${BENCH_LIVE_ROUNDS:-2}
 MEM=${BENCH_LIVE_MEM:-1024}
 SMP=${BENCH_LIVE_SMP:-2}
-TMO=${BENCH_LIVE_TIMEOUT:-600}
+TMO=${BENCH_LIVE_TIMEOUT:-1200}
+read -ra media <<<"${BENCH_LIVE_MEDIA:-dvd usb}"
+read -ra variants <<<"${BENCH_LIVE_VARIANTS:-ours ordered dracut debian}"
+SORT=${BENCH_LIVE_SORT:-$BUILD/iso/debian/boot-order.sort}
+# the medium's costs times BENCH_LIVE_SCALE (see iso/medium.py): 1, or the TCG slowdown
+SCALE=${BENCH_LIVE_SCALE:-1}
+[[ $SCALE =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "liveboot: BENCH_LIVE_SCALE: a number (got '$SCALE')" >&2; exit 1; }
+[[ $SCALE == 1 ]] && SCALE="" || SCALE=x$SCALE
 R=$BUILD/bench/run-live
 C=$BUILD/bench/live-cache
 rm -rf "$R"
@@ -42,47 +68,96 @@ die() {
 	exit 1
 }
 [[ -f $ISO ]] || die "no $ISO: run 'make iso ROOTFS=debian'"
+for m in "${media[@]}"; do
+	[[ $m =~ ^(cd|dvd|usb)$ ]] || die "BENCH_LIVE_MEDIA: cd, dvd or usb (got '$m')"
+done
+for v in "${variants[@]}"; do
+	[[ $v =~ ^(ours|ordered|dracut|debian)$ ]] || die "BENCH_LIVE_VARIANTS: ours ordered dracut debian (got '$v')"
+done
+if [[ ${BENCH_LIVE_MODES:-no} == yes ]]; then
+	variants+=(ram ram-bg persist)
+	[[ " ${media[*]} " == *" cd "* ]] || media+=(cd)
+fi
+has() { [[ " ${variants[*]} " == *" $1 "* ]]; }
 accel=$(ls_accel)
 
 # the ISO with the test hook (the product has none), its kernel, initrd and command line
-bash "$TOP/boot-tests/testiso.sh" "$ISO" "$C/test-$(basename "$ISO")" >"$R/testiso.log" 2>&1 ||
+TEST=$C/test-$(basename "$ISO")
+bash "$TOP/boot-tests/testiso.sh" "$ISO" "$TEST" >"$R/testiso.log" 2>&1 ||
 	die "cannot add the test hook to $ISO: $(tail -n 1 "$R/testiso.log")"
-cp "$C/test-$(basename "$ISO")" "$R/live.iso"
-xorriso -osirrox on -indev "$R/live.iso" -extract /boot/vmlinuz "$R/vmlinuz" \
-	-extract /boot/initrd.img "$R/initrd-ours.img" -extract /boot/grub/grub.cfg "$R/grub.cfg" \
-	>"$R/xorriso.log" 2>&1 || die "xorriso could not extract /boot from $ISO"
-cmdline=$(awk '$1 == "linux" { $1 = ""; $2 = ""; print; exit }' "$R/grub.cfg" | sed 's/^ *//')
-[[ $cmdline == *root=live:* ]] || die "no root=live: in $R/grub.cfg"
-# the serial console is ttyS0 for both; drop the VGA console (there is none)
-cmdline=${cmdline//console=tty0 /}
+ls_iso_boot_files "$TEST" "$R/boot" || die "cannot boot $TEST directly"
+cmdline=$LS_ISO_CMDLINE
 
-# the dmsquash-live initrd, cached
-peer=$(bash "$TOP/boot-tests/dmsquash-initrd.sh" "$C") || die "no dmsquash-live initrd"
-cp "$peer" "$R/initrd-dracut.img"
+# ordered: the test ISO with its image in boot order (cached under a key of the test
+# ISO, the sort file and the remaster)
+ORDERED=""
+if has ordered; then
+	if [[ ! -s $SORT ]]; then
+		bash "$TOP/iso/boot-order.sh" "$ISO" "$SORT" || die "no boot-order profile"
+	fi
+	key=$(cat "$TEST.key" "$SORT" "$TOP/iso/remaster" | sha256sum | cut -c1-16)
+	ORDERED=$C/ordered-$(basename "$ISO")
+	if [[ ! -f $ORDERED || $(cat "$ORDERED.key" 2>/dev/null) != "$key" ]]; then
+		echo "# remastering $TEST with its image in boot order ($SORT)"
+		rm -f "$ORDERED" "$ORDERED.key"
+		bash "$TOP/iso/remaster" --sort "$SORT" "$TEST" "$ORDERED" >"$R/remaster.log" 2>&1 ||
+			die "iso/remaster --sort failed: $(tail -n 2 "$R/remaster.log")"
+		echo "$key" >"$ORDERED.key"
+	fi
+	ls_iso_boot_files "$ORDERED" "$R/boot-ordered" || die "cannot boot $ORDERED directly"
+fi
+# the dmsquash-live initrds: for our kernel (peer a), for Debian's (peer b)
+peer="" peerb="" dkver=""
+if has dracut; then
+	peer=$(bash "$TOP/boot-tests/dmsquash-initrd.sh" "$C") || die "no dmsquash-live initrd"
+fi
+if has debian; then
+	dkver=$(ls_debian_kver)
+	[[ -n $dkver && -f /boot/vmlinuz-$dkver ]] || die "no Debian kernel here (linux-image-amd64: make deps)"
+	peerb=$(bash "$TOP/boot-tests/dmsquash-initrd.sh" "$C" "$dkver") || die "no dmsquash-live initrd for $dkver"
+fi
 
 cat >"$R/autorun" <<'EOF'
 #!/bin/sh
-# benchmark hook: report that a root shell runs, and how the root was mounted
+# benchmark hook (a unit after getty.target): the first is-system-running answer, how
+# the root was mounted
+state=$(systemctl is-system-running 2>&1)
 {
-	echo "@@ READY uptime=$(cut -d ' ' -f 1 /proc/uptime) uid=$(id -u)"
+	echo "@@ READY uptime=$(cut -d ' ' -f 1 /proc/uptime) state=$state"
 	echo "@@ ROOT $(grep -E ' / | /run/' /proc/mounts | grep -E 'overlay|squashfs|iso9660' | tr '\n' '|')"
+	echo "@@ KERNEL $(uname -r), squashfs module: $(grep -c '^squashfs ' /proc/modules), livesquash lines: $(dmesg | grep -c livesquash)"
 	echo "@@ CMDLINE $(cat /proc/cmdline)"
-	echo "@@ DMESG-LIVESQUASH $(dmesg | grep -c livesquash)"
 } >/dev/ttyS1
+# the host stamps the getty's prompt on the console: stay up until it is there
+for i in $(seq 60); do
+	systemctl -q is-active serial-getty@ttyS0.service && break
+	sleep 1
+done
+sleep 5
+# the guest's CPU speed, for the TCG slowdown (the host runs the same)
+t0=$(cut -d ' ' -f 1 /proc/uptime)
+seq 1 1000000 | gzip -6 | wc -c >/dev/null
+echo "@@ CPU $(awk -v a="$t0" -v b="$(cut -d ' ' -f 1 /proc/uptime)" 'BEGIN { print b - a }')" >/dev/ttyS1
 sync
 echo o >/proc/sysrq-trigger
 sleep 20
 poweroff -f
 EOF
 
-# boot VARIANT ROUND: prints "seconds-to-ready guest-uptime-at-ready" or fails; the
-# seconds are from QEMU's start to the moment the @@ READY line showed up on the second
-# serial port (ls_qemu --mark looks every 0.2 s). Files: VARIANT-ROUND.{console,out,qemu}
+# boot MEDIUM VARIANT ROUND: prints "login ready guest-uptime-at-ready" (seconds from
+# QEMU's start; login "-" if the console never showed one) or fails.
+# Files: MEDIUM-VARIANT-ROUND.{console,out,qemu,cmdline,medium.log}
 boot() {
-	local v=$1 r=$2 base=$R/$1-$2 append=$cmdline initrd=$R/initrd-ours.img
+	local m=$1 v=$2 r=$3 base=$R/$1-$2-$3 append=$cmdline kernel=$R/boot/vmlinuz
+	local initrd=$R/boot/initrd.img iso=$TEST
 	local -a disk=()
 	case $v in
-	dracut) append="$cmdline rd.live.overlay.overlayfs=1" initrd=$R/initrd-dracut.img ;;
+	ordered) iso=$ORDERED initrd=$R/boot-ordered/initrd.img kernel=$R/boot-ordered/vmlinuz ;;
+	dracut) append="$cmdline rd.live.overlay.overlayfs=1" initrd=$peer ;;
+	debian)
+		append="$cmdline rd.live.overlay.overlayfs=1 rd.driver.pre=qemu_fw_cfg"
+		kernel=/boot/vmlinuz-$dkver initrd=$peerb
+		;;
 	ram) append="$cmdline rd.live.ram" ;;
 	ram-bg) append="$cmdline rd.live.ram=background" ;;
 	persist)
@@ -90,68 +165,64 @@ boot() {
 		rm -f "$R/persist.img"
 		truncate -s 256M "$R/persist.img"
 		mkfs.ext4 -q -L LSPERSIST "$R/persist.img" >&2
-		disk=(-- -drive "if=none,id=persist,format=raw,file=$R/persist.img" -device "virtio-blk-pci,drive=persist")
+		disk=(-drive "if=none,id=persist,format=raw,file=$R/persist.img" -device "virtio-blk-pci,drive=persist")
 		;;
 	esac
-	ls_qemu "$v-$r" "$TMO" --files "$base" --mem "$MEM" --smp "$SMP" \
-		--kernel "$R/vmlinuz" --initrd "$initrd" --append "$append panic=-1" \
-		--iso "$R/live.iso" --autorun "$R/autorun" --mark '^@@ READY' "${disk[@]}" >&2
+	local -a medium=(--iso "$iso")
+	case $m in
+	dvd) medium+=(--medium "dvd$SCALE") ;;
+	usb) medium+=(--usb --medium "usb$SCALE") ;;
+	esac
+	[[ ${#disk[@]} -eq 0 ]] || disk=(-- "${disk[@]}")
+	ls_qemu "$m-$v-$r" "$TMO" --files "$base" --mem "$MEM" --smp "$SMP" \
+		--kernel "$kernel" --initrd "$initrd" --append "$append panic=-1" \
+		--autorun "$R/autorun" --mark '^@@ READY' --mark-console 'login: ' "${medium[@]}" "${disk[@]}" >&2
 	[[ -n $LS_QEMU_MARK ]] || return 1
-	echo "$LS_QEMU_MARK $(grep -a -m1 '^@@ READY' "$base.out" | sed 's/.*uptime=\([0-9.]*\).*/\1/')"
+	echo "${LS_QEMU_MARK_CONSOLE:--} $LS_QEMU_MARK $(grep -a -m1 '^@@ READY' "$base.out" | sed 's/.*uptime=\([0-9.]*\).*/\1/')"
 }
 
-echo "# live boot: $ISO, accel=$accel, -smp $SMP (host $(nproc) CPUs), ${MEM} MiB, $ROUNDS rounds"
-echo "# cmdline (ours):   $cmdline"
-echo "# cmdline (dracut): $cmdline rd.live.overlay.overlayfs=1"
-printf 'variant\tround\tseconds\tguest_uptime\troot\n' >"$R/live.tsv"
+# the host's time for the guests' CPU test: the guest's time over it is the slowdown
+t0=$(ls_now)
+seq 1 1000000 | gzip -6 | wc -c >/dev/null
+host_cpu=$(ls_elapsed "$t0" "$(ls_now)")
+echo "# live boot: $ISO, accel=$accel, -smp $SMP (host $(nproc) CPUs), ${MEM} MiB, $ROUNDS rounds, media: ${media[*]}${SCALE:+, medium costs $SCALE}"
+echo "# cmdline (ours): $cmdline"
+[[ -z $peerb ]] || echo "# peer (b): /boot/vmlinuz-$dkver with $(basename "$peerb") ($(du -h "$peerb" | cut -f1))"
+printf 'medium\tvariant\tround\tlogin\tready\tguest_uptime\tstate\treads\tseeks\tmedium_s\tcpu_s\troot\n' >"$R/live.tsv"
 fails=0
-variants=(ours dracut)
-[[ ${BENCH_LIVE_MODES:-no} == yes ]] && variants+=(ram ram-bg persist)
 for r in $(seq 1 "$ROUNDS"); do
-	for v in "${variants[@]}"; do
-		if res=$(boot "$v" "$r"); then
-			root=$(grep -m1 '^@@ ROOT' "$R/$v-$r.out" | cut -c9- | tr -d '\r\t')
-			printf '%s\t%s\t%s\t%s\t%s\n' "$v" "$r" "${res% *}" "${res#* }" "$root" >>"$R/live.tsv"
-			echo "# round $r $v: ${res% *} s to a root shell (guest uptime ${res#* } s)"
-			grep -a -ohE 'livesquash: (LiveOS/squashfs.img is in RAM|background copy to RAM done).*' "$R/$v-$r.console" |
+	for m in "${media[@]}"; do
+		for v in "${variants[@]}"; do
+			# the boot modes only from the CD image
+			[[ $m == cd || ! $v =~ ^(ram|ram-bg|persist)$ ]] || continue
+			base=$R/$m-$v-$r
+			if ! res=$(boot "$m" "$v" "$r"); then
+				fails=$((fails + 1))
+				echo "# round $r $m $v: no ready line within $TMO s (see $base.console.txt)"
+				continue
+			fi
+			read -r login ready up <<<"$res"
+			root=$(grep -a -m1 '^@@ ROOT' "$base.out" | cut -c9- | tr -d '\r\t')
+			state=$(grep -a -m1 '^@@ READY' "$base.out" | sed -n 's/.*state=\([a-z-]*\).*/\1/p')
+			reads="" seeks="" ms=""
+			if [[ -f $base.medium.log ]]; then
+				read -r reads seeks ms < <(sed -n 's/^# reads \([0-9]*\) bytes [0-9]* seeks \([0-9]*\) medium-seconds [0-9.]* busy-seconds \([0-9.]*\)/\1 \2 \3/p' "$base.medium.log") || true
+			fi
+			cpu=$(grep -a -m1 '^@@ CPU' "$base.out" | cut -d ' ' -f 3 | tr -d '\r')
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$v" "$r" "$login" "$ready" "$up" \
+				"${state:--}" "${reads:--}" "${seeks:--}" "${ms:--}" "${cpu:--}" "$root" >>"$R/live.tsv"
+			echo "# round $r $m $v: login $login s, ready $ready s (${state:-?}; guest uptime $up s)${reads:+; medium: $reads reads, $seeks seeks, $ms s busy}"
+			grep -a -ohE 'livesquash: (LiveOS/squashfs.img is in RAM|background copy to RAM done).*' "$base.console" |
 				tr -d '\r' | head -n 1 | sed 's/^/#   /' || true
-		else
-			fails=$((fails + 1))
-			echo "# round $r $v: no root shell within $TMO s (see $R/$v-$r.console)"
-		fi
+			# a kernel report fails the run (Debian's own kernel's too: it is shown)
+			bad=$(ls_console_problems "$base.console.txt" | head -n 1)
+			if [[ -n $bad ]]; then
+				fails=$((fails + 1))
+				echo "#   console: $bad"
+			fi
+		done
 	done
 done
-python3 - "$R" "$accel" "${variants[@]}" <<'EOF'
-import json, statistics, sys
-rundir, accel, variants = sys.argv[1], sys.argv[2], sys.argv[3:]
-rows = [l.rstrip("\n").split("\t") for l in open(rundir + "/live.tsv")][1:]
-res = {}
-for v in variants:
-    s = [float(r[2]) for r in rows if r[0] == v]
-    u = [float(r[3]) for r in rows if r[0] == v]
-    res[v] = {"seconds": s, "uptime": u,
-              "median": statistics.median(s) if s else None, "min": min(s) if s else None,
-              "max": max(s) if s else None,
-              "uptime_median": statistics.median(u) if u else None,
-              "root": sorted({r[4] for r in rows if r[0] == v})}
-o, d = res["ours"]["median"], res["dracut"]["median"]
-res["ratio_ours_dracut"] = o / d if o and d else None
-res["accel"] = accel
-json.dump(res, open(rundir + "/live.json", "w"), indent=1)
-print("workload   unit  better  ours(livesquash)  dracut(dmsquash-live)  ours/dracut")
-def cell(x):
-    if not x["seconds"]:
-        return "-"
-    return "%.1f [%.1f-%.1f]" % (x["median"], x["min"], x["max"])
-print("live-boot  s     lower   %-16s  %-21s  %s" % (cell(res["ours"]), cell(res["dracut"]),
-      "%.2f" % res["ratio_ours_dracut"] if res["ratio_ours_dracut"] else "-"))
-print("# guest uptime at the root shell (kernel start to shell), medians: ours %s s, dracut %s s"
-      % (res["ours"]["uptime_median"], res["dracut"]["uptime_median"]))
-for v in variants[2:]:
-    if res[v]["seconds"] and o:
-        print("live-boot-%-7s s  lower   %-16s  (ours, plain: %.1f)  %.2f of plain" % (v, cell(res[v]), o, res[v]["median"] / o))
-for v in variants:
-    print("# %s root: %s" % (v, " / ".join(res[v]["root"])[:300]))
-EOF
-echo "# files: $R/live.tsv live.json, per boot: VARIANT-ROUND.{console,out}"
+python3 "$here/livereport.py" "$R" "$accel" "$host_cpu" "${SCALE#x}"
+echo "# files: $R/live.tsv live.json, per boot: MEDIUM-VARIANT-ROUND.{console,out,medium.log}"
 [[ $fails -eq 0 ]]

@@ -753,6 +753,37 @@ layout ubuntu-layered /casper/minimal.standard.live.squashfs /casper/minimal.sta
 layout arch /arch/x86_64/airootfs.sfs /arch/x86_64/airootfs.sha512 airootfs.sfs.sig
 layout arch-erofs /arch/x86_64/airootfs.erofs /arch/x86_64/airootfs.sha512 airootfs.erofs.cms.sig
 
+# ---- --sort: the files' data in the sort file's order --------------------------------------------
+# The fedora fixture's two files of more than a block: mksquashfs puts random.bin
+# (first by name) before text.txt; a sort file giving text.txt priority puts it first.
+sort_check() {
+	local d=$W/L/sort img a b
+	mkdir -p "$d"
+	printf 'usr/share/fixture/text.txt 10\nusr/share/fixture/not-in-the-root 5\n' >"$d/order.sort"
+	rm_run sort --sort "$d/order.sort" "$FX/fedora.iso" "$d/out.iso"
+	if ((RC != 0)); then
+		mapfile -t l < <(tail -n 5 "$W/logs/sort.err")
+		tap_notok "[sort] remaster --sort (exit $RC)" "${l[@]}"
+		return 0
+	fi
+	tap_ok "[sort] remaster --sort (a sort file with a path the root lacks)"
+	img=$d/img
+	xorriso -osirrox on -indev "$d/out.iso" -extract /LiveOS/squashfs.img "$img" >/dev/null 2>&1
+	a=$(rdsquashfs -s /usr/share/fixture/text.txt "$img" | awk '/^Blocks start:/ { print $3 }')
+	b=$(rdsquashfs -s /usr/share/fixture/random.bin "$img" | awk '/^Blocks start:/ { print $3 }')
+	if [[ -n $a && -n $b ]] && ((a < b)); then
+		tap_ok "[sort] text.txt's data is now before random.bin's (blocks start at $a and $b)"
+	else
+		tap_notok "[sort] text.txt's data is now before random.bin's" "text.txt at '$a', random.bin at '$b' (rdsquashfs -s)"
+	fi
+	if grep -q "1 of its 2 paths are in the root" "$W/logs/sort.out"; then
+		tap_ok "[sort] the path the root lacks is dropped, and said so"
+	else
+		tap_notok "[sort] the path the root lacks is dropped, and said so" "$(grep -i sort "$W/logs/sort.out" | head -n 2)"
+	fi
+}
+sort_check
+
 # ---- bad inputs -------------------------------------------------------------------------------------
 # bad NAME RC PHRASES IN OUT [OPTIONS] -- REMASTER-ARGS...
 #   PHRASES  alternatives separated by "|", one must be on stderr
@@ -855,6 +886,10 @@ bad erofs-selinux 1 "xattrs" "$FX/fedora-erofs-selinux.iso" "$BO" \
 	-- --add "$ADD" "$FX/fedora-erofs-selinux.iso" "$BO" # erofs-utils 1.5 cannot unpack xattrs: iso/remaster refuses
 bad erofs-xattrs 1 "xattrs" "$FX/fedora-erofs-xattrs.iso" "$BO" \
 	-- --add "$ADD" "$FX/fedora-erofs-xattrs.iso" "$BO" # the same for xattrs on a few files only
+bad sort-missing 1 "--sort $W/nosuch.sort: no such file" "$FX/fedora.iso" "$BO" \
+	-- --sort "$W/nosuch.sort" "$FX/fedora.iso" "$BO"
+bad sort-erofs 1 "mkfs.erofs has no file order" "$FX/fedora-erofs.iso" "$BO" \
+	-- --sort "$W/L/sort/order.sort" "$FX/fedora-erofs.iso" "$BO"
 bad image-missing 1 "no such file in the ISO" "$FX/fedora.iso" "$BO" \
 	-- --image /LiveOS/nosuch.img --add "$ADD" "$FX/fedora.iso" "$BO"
 
