@@ -75,6 +75,9 @@ enum sqfs_errors {
 	SQFS_ERRORS_PANIC,
 };
 
+/* meta_readahead= default: the inode and directory tables, up to 16 MiB */
+#define SQFS_META_RA_KIB	16384
+
 struct sqfs_sb {
 	u64 bytes_used;
 	u32 block_size;
@@ -91,6 +94,7 @@ struct sqfs_sb {
 	u64 id_table;
 	u64 xattr_table;
 	unsigned int errors;
+	u32 meta_ra_kib;	/* meta_readahead=: read ahead at mount */
 	/*
 	 * error messages: each image has its own limit, so that one failing
 	 * medium cannot hide the first errors of another

@@ -97,10 +97,14 @@ static int sqfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 
 static int sqfs_show_options(struct seq_file *m, struct dentry *root)
 {
-	if (SQFS_SB(root->d_sb)->errors == SQFS_ERRORS_PANIC)
+	struct sqfs_sb *sbi = SQFS_SB(root->d_sb);
+
+	if (sbi->errors == SQFS_ERRORS_PANIC)
 		seq_puts(m, ",errors=panic");
 	else
 		seq_puts(m, ",errors=continue");
+	if (sbi->meta_ra_kib != SQFS_META_RA_KIB)
+		seq_printf(m, ",meta_readahead=%u", sbi->meta_ra_kib);
 	return 0;
 }
 
@@ -112,7 +116,7 @@ static const struct super_operations sqfs_super_ops = {
 };
 
 /* mount options */
-enum { OPT_ERRORS };
+enum { OPT_ERRORS, OPT_META_RA };
 
 static const struct constant_table sqfs_param_errors[] = {
 	{ "continue", SQFS_ERRORS_CONTINUE },
@@ -122,12 +126,14 @@ static const struct constant_table sqfs_param_errors[] = {
 
 static const struct fs_parameter_spec sqfs_fs_parameters[] = {
 	fsparam_enum("errors", OPT_ERRORS, sqfs_param_errors),
+	fsparam_u32("meta_readahead", OPT_META_RA),
 	{}
 };
 
 struct sqfs_opts {
 	unsigned int errors;
 	bool errors_set;
+	u32 meta_ra_kib;
 };
 
 static int sqfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
@@ -140,6 +146,9 @@ static int sqfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case OPT_ERRORS:
 		opts->errors = res.uint_32;
 		opts->errors_set = true;
+		return 0;
+	case OPT_META_RA:
+		opts->meta_ra_kib = res.uint_32;
 		return 0;
 	}
 	/* -ENOPARAM lets the VFS take "source"; other errors are reported */
@@ -270,6 +279,24 @@ static int sqfs_setup(struct super_block *sb)
 	return err;
 }
 
+/*
+ * Start reading the inode and directory tables, up to meta_readahead KiB:
+ * every lookup and inode of a cold tree needs a block of them, and on a
+ * medium that seeks (a DVD: ~100 ms) one sequential read of the tables is
+ * cheaper than going back to them between the data blocks of each file.
+ * The pages are the block device's, reclaimable like any page cache.
+ */
+static void sqfs_meta_readahead(struct super_block *sb)
+{
+	struct sqfs_sb *sbi = SQFS_SB(sb);
+	u64 end = min(sbi->dir_end, sbi->bytes_used);
+	u64 max = (u64)sbi->meta_ra_kib << 10;
+
+	if (max && end > sbi->inode_table)
+		sqfs_raw_readahead(sb, sbi->inode_table,
+				   sbi->inode_table + min(end - sbi->inode_table, max));
+}
+
 static int sqfs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct sqfs_sb *sbi = SQFS_SB(sb);
@@ -296,8 +323,10 @@ static int sqfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	kfree(d);
 	if (!err)
 		err = sqfs_setup(sb);
-	if (!err)
-		err = sqfs_ref_ino(sb, sbi->root_ref, &ino);
+	if (err)
+		return err;
+	sqfs_meta_readahead(sb);
+	err = sqfs_ref_ino(sb, sbi->root_ref, &ino);
 	if (err)
 		return err;
 	if (sbi->export_blocks)
@@ -324,6 +353,7 @@ static int sqfs_get_tree(struct fs_context *fc)
 	if (!sbi)
 		return -ENOMEM;
 	sbi->errors = opts->errors;
+	sbi->meta_ra_kib = opts->meta_ra_kib;
 	ratelimit_state_init(&sbi->ratelimit, DEFAULT_RATELIMIT_INTERVAL,
 			     DEFAULT_RATELIMIT_BURST);
 	/* sget hands it to the new superblock, or leaves it for sqfs_free_fc */
@@ -363,6 +393,7 @@ static int sqfs_init_fs_context(struct fs_context *fc)
 	if (!opts)
 		return -ENOMEM;
 	opts->errors = SQFS_ERRORS_CONTINUE;
+	opts->meta_ra_kib = SQFS_META_RA_KIB;
 	fc->fs_private = opts;
 	fc->ops = &sqfs_context_ops;
 	return 0;

@@ -84,13 +84,16 @@ mount_ro() {
 # bytes read from disk DEV so far (sectors read: field 3 of /sys/block/DEV/stat)
 rbytes() { echo $(($(awk '{ print $3 }' "/sys/block/$1/stat") * 512)); }
 
-# cold_lookup DEV NAME: remount DEV with cold caches, look up bigdir, then print the
-# bytes a lookup of bigdir/NAME reads from the disk
+# cold_lookup DEV NAME DRV: remount DEV with cold caches, look up bigdir, then print the
+# bytes a lookup of bigdir/NAME reads from the disk. Our driver is mounted with
+# meta_readahead=0: its read of the tables at mount would hide what a lookup reads.
 cold_lookup() {
 	umount /mnt || return 1
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	mount -t squashfs -o ro "/dev/$1" /mnt 2>/tmp/err || return 1
+	o=ro
+	[ "$3" = stock ] || o=ro,meta_readahead=0
+	mount -t squashfs -o "$o" "/dev/$1" /mnt 2>/tmp/err || return 1
 	stat /mnt/bigdir >/dev/null || return 1
 	b0=$(rbytes "$1")
 	stat "/mnt/bigdir/$2" >/dev/null || return 1
@@ -100,11 +103,11 @@ cold_lookup() {
 # LOOKUP: through the directory index, a lookup of the last name of bigdir reads about
 # as much as one of its first name (one or two metadata blocks and the inode's);
 # without it, it would read the whole directory (scan: what a readdir of it reads)
-lookup_cost() { # DEV
+lookup_cost() { # DEV DRV
 	find /mnt/bigdir -mindepth 1 -maxdepth 1 | sort | sed -n '1p;$p' >/tmp/names
 	first=$(sed -n 1p /tmp/names)
 	last=$(sed -n 2p /tmp/names)
-	if f=$(cold_lookup "$1" "${first##*/}") && l=$(cold_lookup "$1" "${last##*/}"); then
+	if f=$(cold_lookup "$1" "${first##*/}" "$2") && l=$(cold_lookup "$1" "${last##*/}" "$2"); then
 		b1=$(rbytes "$1")
 		lsqx -r 300 /mnt/bigdir >/tmp/rd 2>&1
 		gl_say "LOOKUP first=$f last=$l scan=$(($(rbytes "$1") - b1)) name=${last##*/} $(gl_first 1 /tmp/rd)"
@@ -159,7 +162,7 @@ good() { # DRV ID DEV
 		sh /bin/manifest.sh -X /mnt >/tmp/m2 2>/tmp/err || rc=$?
 		gl_say "REREAD secs=$(gl_secs) rc=$rc sha=$(sha256sum </tmp/m2 | cut -c1-64)"
 	fi
-	lookup_cost "$3"
+	lookup_cost "$3" "$1"
 	rc=0
 	mount -o remount,rw /mnt 2>/tmp/err || rc=$?
 	opts=$(grep ' /mnt ' /proc/mounts | cut -d ' ' -f 4)
