@@ -62,14 +62,12 @@ CMD_READ, CMD_DISC = 0, 2
 EPERM, EINVAL = 1, 22
 
 
-def recv_exact(conn, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = conn.recv(n - len(buf))
-        if not chunk:
-            raise EOFError
-        buf += chunk
-    return buf
+def take(rfile, n):
+    """n bytes from the client (a buffered reader over the socket), or EOFError"""
+    data = rfile.read(n)
+    if len(data) < n:
+        raise EOFError
+    return data
 
 
 class Medium:
@@ -124,16 +122,16 @@ class Medium:
             self.reads, self.bytes, self.seeks, self.vclock, self.busy)
 
 
-def handshake(conn, size):
+def handshake(conn, rfile, size):
     """the fixed newstyle negotiation; True once the client has chosen the export"""
     conn.sendall(struct.pack(">QQH", NBDMAGIC, IHAVEOPT, FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES))
-    (cflags,) = struct.unpack(">I", recv_exact(conn, 4))
+    (cflags,) = struct.unpack(">I", take(rfile, 4))
     tflags = TFLAG_HAS_FLAGS | TFLAG_READ_ONLY
     while True:
-        magic, opt, length = struct.unpack(">QII", recv_exact(conn, 16))
+        magic, opt, length = struct.unpack(">QII", take(rfile, 16))
         if magic != IHAVEOPT:
             return False
-        data = recv_exact(conn, length)
+        data = take(rfile, length)
         if opt == OPT_EXPORT_NAME:
             reply = struct.pack(">QH", size, tflags)
             if not cflags & FLAG_NO_ZEROES:
@@ -155,9 +153,9 @@ def handshake(conn, size):
         conn.sendall(struct.pack(">QIII", REPLY_MAGIC_OPT, opt, REP_ERR_UNSUP, 0))
 
 
-def serve(conn, medium):
+def serve(conn, rfile, medium):
     while True:
-        magic, _flags, cmd, handle, off, length = struct.unpack(">IHHQQI", recv_exact(conn, 28))
+        magic, _flags, cmd, handle, off, length = struct.unpack(">IHHQQI", take(rfile, 28))
         if magic != REQ_MAGIC:
             return
         if cmd == CMD_DISC:
@@ -165,7 +163,7 @@ def serve(conn, medium):
         if cmd != CMD_READ:
             # a read-only medium: writes (with their payload), trims... are refused
             if cmd == 1:
-                recv_exact(conn, length)
+                take(rfile, length)
             conn.sendall(struct.pack(">IIQ", SIMPLE_REPLY, EPERM, handle))
             continue
         if off + length > medium.size:
@@ -202,12 +200,14 @@ def main():
     # QEMU connects once a drive; a reconnection goes on with the same head and clock
     while True:
         conn, _ = srv.accept()
+        rfile = conn.makefile("rb")
         try:
-            if handshake(conn, size):
-                serve(conn, medium)
+            if handshake(conn, rfile, size):
+                serve(conn, rfile, medium)
         except (EOFError, ConnectionError):
             pass
         finally:
+            rfile.close()
             conn.close()
 
 
