@@ -31,11 +31,6 @@
 
 
 
-# grub_entry N GRUB_CFG: the kernel command line of menu entry N (0-based)
-grub_entry() {
-	awk -v n="$1" '$1 == "linux" { if (i++ == n) { $1 = ""; $2 = ""; sub(/^ +/, ""); print; exit } }' "$2"
-}
-
 # flip_byte FILE OFFSET: invert one byte in place
 flip_byte() {
 	local b
@@ -174,8 +169,8 @@ suite_media() {
 	media_inputs "$dir" "$p"
 	in=$dir/in
 	local persist plain
-	persist=$(grub_entry 2 "$in/grub.cfg")
-	plain=$(grub_entry 0 "$in/grub.cfg")
+	persist=$(ls_grub_entry 2 "$in/grub.cfg")
+	plain=$(ls_grub_entry 0 "$in/grub.cfg")
 	# a file of the image to delete and one to chmod: plain files in /etc, not
 	# hostname and no dot file (Debian makes /etc/.pwd.lock again at every boot)
 	local pdel pmode
@@ -282,7 +277,7 @@ media_ejected() {
 media_failures() {
 	local in=$1 p=$2 plain re tmo=180
 	[[ $p == media ]] || tmo=$DEBIAN_TIMEOUT
-	plain=$(grub_entry 0 "$in/grub.cfg")
+	plain=$(ls_grub_entry 0 "$in/grub.cfg")
 	ls_qemu "$p-check-bad" "$tmo" --iso "$in/bad.iso" --menu-entry 3 --wait-for 'Dropping to debug shell|livesquash:/#'
 	tap_diag "boot $p-check-bad: $LS_QEMU_SECONDS s, QEMU exit $LS_QEMU_RC"
 	re='livesquash: root image LiveOS/squashfs.img is corrupt: its sha256 is [0-9a-f]{64}, LiveOS/squashfs.img.sha256 says [0-9a-f]{64}'

@@ -517,13 +517,11 @@ dmsquash_boot() {
 		tap_notok "[$tag] build the dmsquash-live initrd" "$(tail -n 3 "$dir/initrd.log")"
 		return 0
 	fi
-	xorriso -osirrox on -indev "$iso" -extract /boot/vmlinuz "$dir/vmlinuz" \
-		-extract /boot/grub/grub.cfg "$dir/grub.cfg" >"$dir/extract.log" 2>&1 || true
-	cmdline=$(grub_entry 0 "$dir/grub.cfg" 2>/dev/null)
-	if [[ ! -s $dir/vmlinuz || $cmdline != *root=live:* ]]; then
-		tap_notok "[$tag] the ISO's kernel and its root=live: command line" "$(tail -n 2 "$dir/extract.log")"
+	if ! ls_iso_boot_files "$iso" "$dir" 2>"$dir/extract.log"; then
+		tap_notok "[$tag] the ISO's kernel and its root=live: command line" "$(cat "$dir/extract.log")"
 		return 0
 	fi
+	cmdline=$(ls_grub_entry 0 "$dir/grub.cfg")
 	cat >"$dir/autorun" <<'EOT'
 #!/bin/sh
 {

@@ -289,12 +289,12 @@ static int sqfs_setup(struct super_block *sb)
 static void sqfs_meta_readahead(struct super_block *sb)
 {
 	struct sqfs_sb *sbi = SQFS_SB(sb);
-	u64 end = min(sbi->dir_end, sbi->bytes_used);
 	u64 max = (u64)sbi->meta_ra_kib << 10;
 
-	if (max && end > sbi->inode_table)
-		sqfs_raw_readahead(sb, sbi->inode_table,
-				   sbi->inode_table + min(end - sbi->inode_table, max));
+	/* (sqfs_raw_readahead stops at the image's end) */
+	if (max && sbi->dir_end > sbi->inode_table)
+		sqfs_raw_readahead(sb, sbi->inode_table, sbi->inode_table +
+				   min(sbi->dir_end - sbi->inode_table, max));
 }
 
 static int sqfs_fill_super(struct super_block *sb, struct fs_context *fc)

@@ -99,8 +99,10 @@
 #
 # Also: ls_accel (kvm or tcg, probed once per shell), ls_strip FILE (escape codes
 # out), ls_now/ls_elapsed, ls_clock_jump, ls_console_problems FILE (lines matching
-# LS_CRASH_REGEX), ls_monitor SOCKET COMMAND, ls_busybox_stage DIR INIT (the tree
-# of a direct boot's busybox initramfs).
+# LS_CRASH_REGEX), ls_monitor SOCKET COMMAND, ls_grub_entry N GRUB_CFG,
+# ls_iso_boot_files ISO DIR (a direct boot's kernel, initrd and command line),
+# ls_debian_kver, ls_busybox_stage DIR INIT (the tree of a direct boot's busybox
+# initramfs).
 
 LS_QEMU_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=${TOP:-$(dirname "$LS_QEMU_HERE")}
@@ -631,6 +633,11 @@ ls_console_problems() {
 	grep -nE "$LS_CRASH_REGEX" "$1" | head -n 20 || true
 }
 
+# ls_grub_entry N GRUB_CFG: the kernel command line of menu entry N (0-based)
+ls_grub_entry() {
+	awk -v n="$1" '$1 == "linux" { if (i++ == n) { $1 = ""; $2 = ""; sub(/^ +/, ""); print; exit } }' "$2"
+}
+
 # ls_iso_boot_files ISO DIR: the ISO's kernel, initrd and GRUB menu in DIR (vmlinuz,
 # initrd.img, grub.cfg) for a direct boot (--kernel, --initrd); LS_ISO_CMDLINE is the
 # first menu entry's kernel command line without 'console=tty0' (these guests have
@@ -645,7 +652,7 @@ ls_iso_boot_files() {
 		echo "ls_iso_boot_files: xorriso could not extract /boot from $iso: $(tail -n 1 "$dir/xorriso.log")" >&2
 		return 1
 	}
-	LS_ISO_CMDLINE=$(awk '$1 == "linux" { $1 = ""; $2 = ""; print; exit }' "$dir/grub.cfg" | sed 's/^ *//')
+	LS_ISO_CMDLINE=$(ls_grub_entry 0 "$dir/grub.cfg")
 	LS_ISO_CMDLINE=${LS_ISO_CMDLINE//console=tty0 /}
 	[[ $LS_ISO_CMDLINE == *root=live:* ]] || {
 		echo "ls_iso_boot_files: no root=live: in $iso's /boot/grub/grub.cfg" >&2

@@ -26,8 +26,7 @@ def main():
     host_cpu = float(sys.argv[3]) if len(sys.argv) > 3 else None
     scale = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else "1"
     lines = [line.rstrip("\n").split("\t") for line in open(rundir + "/live.tsv")]
-    head, rows = lines[0], [dict(zip(lines[0], r)) for r in lines[1:]]
-    del head
+    rows = [dict(zip(lines[0], r)) for r in lines[1:]]
     res = {"accel": accel, "media": {}}
     media = []
     for r in rows:
