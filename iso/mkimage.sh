@@ -4,7 +4,8 @@
 # made with the same compressor, block size and sort file.  Real owners are kept.
 # usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE [SORT_FILE]
 # SORT_FILE (make iso BOOT_ORDER=1: iso/boot-order.sh's profile) orders the files'
-# data with mksquashfs -sort; its lines for paths the tree lacks are dropped.
+# data with mksquashfs -sort, and keeps those files out of fragment blocks
+# (iso/boot-sort.sh); its lines for paths the tree lacks are dropped.
 set -euo pipefail
 
 tree=${1:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
@@ -24,7 +25,7 @@ want="mksquashfs -comp $comp -b $bs -mkfs-time $sde"
 sortopt=()
 if [[ -n $sortfile ]]; then
     [[ -s $sortfile ]] || die "sort file $sortfile missing or empty: run 'make boot-order'"
-    want+=" -sort $(basename "$sortfile") $(sha256sum < "$sortfile" | cut -c1-16)"
+    want+=" -sort $(basename "$sortfile") $(sha256sum < "$sortfile" | cut -c1-16) no-fragments"
 fi
 
 if [[ -f $img && -f $img.sha256 && $(cat "$params" 2> /dev/null) == "$want" ]] \
@@ -38,11 +39,9 @@ rm -f "$img" "$img.sha256" "$params"
 echo "image: $want: $tree -> $img"
 start=$SECONDS
 if [[ -n $sortfile ]]; then
-    while read -r p prio; do
-        [[ -e $tree/$p || -L $tree/$p ]] && echo "$p $prio"
-    done < "$sortfile" > "$img.sort"
-    sortopt=(-sort "$img.sort")
-    echo "image: data in boot order: $(wc -l < "$img.sort") files of $sortfile first"
+    n=$(bash "$(dirname "${BASH_SOURCE[0]}")/boot-sort.sh" "$tree" "$sortfile" "$img")
+    sortopt=(-sort "$img.sort" -action-file "$img.actions")
+    echo "image: data in boot order: $n files of $sortfile first, none in a fragment"
 fi
 # -progress draws a bar on a terminal; -quiet keeps logs small otherwise
 if [[ -t 1 ]]; then progress=-progress; else progress=-no-progress; fi
@@ -52,8 +51,8 @@ find "$tree" -newermt "@$sde" -exec touch -h -d "@$sde" {} +
 # (mksquashfs 4.5 would set every file's time to a SOURCE_DATE_EPOCH in the
 # environment; the tree's own, clamped times are what the image must hold)
 env -u SOURCE_DATE_EPOCH mksquashfs "$tree" "$img.tmp" -comp "$comp" -b "$bs" -mkfs-time "$sde" -noappend -quiet "$progress" \
-    "${sortopt[@]}" || { rm -f "$img.tmp" "$img.sort"; die "mksquashfs failed"; }
-rm -f "$img.sort"
+    "${sortopt[@]}" || { rm -f "$img.tmp" "$img.sort" "$img.actions"; die "mksquashfs failed"; }
+rm -f "$img.sort" "$img.actions"
 mv "$img.tmp" "$img"
 (cd "$isotree/LiveOS" && sha256sum squashfs.img > squashfs.img.sha256)
 echo "$want" > "$params"

@@ -39,7 +39,8 @@
 # BENCH_LIVE_ROUNDS (2), BENCH_LIVE_SCALE (1: the medium's costs times this; the run
 # prints the guests' CPU slowdown against this host, the factor that restores real
 # proportions between CPU and medium), BENCH_LIVE_MEM (1024), BENCH_LIVE_SMP (2), BENCH_LIVE_TIMEOUT
-# (seconds per boot, 1200), ACCEL. QEMU runs through ls_qemu (iso/qemu-lib.sh).
+# (seconds per boot, 1200), BENCH_LIVE_APPEND (words added to every boot's kernel command
+# line, e.g. systemd.log_level=debug to see where a boot spends its time), ACCEL. QEMU runs through ls_qemu (iso/qemu-lib.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -86,7 +87,7 @@ TEST=$C/test-$(basename "$ISO")
 bash "$TOP/boot-tests/testiso.sh" "$ISO" "$TEST" >"$R/testiso.log" 2>&1 ||
 	die "cannot add the test hook to $ISO: $(tail -n 1 "$R/testiso.log")"
 ls_iso_boot_files "$TEST" "$R/boot" || die "cannot boot $TEST directly"
-cmdline=$LS_ISO_CMDLINE
+cmdline="$LS_ISO_CMDLINE${BENCH_LIVE_APPEND:+ $BENCH_LIVE_APPEND}"
 
 # ordered: the test ISO with its image in boot order (cached under a key of the test
 # ISO, the sort file and the remaster)
@@ -95,7 +96,7 @@ if has ordered; then
 	if [[ ! -s $SORT ]]; then
 		bash "$TOP/iso/boot-order.sh" "$ISO" "$SORT" || die "no boot-order profile"
 	fi
-	key=$(cat "$TEST.key" "$SORT" "$TOP/iso/remaster" | sha256sum | cut -c1-16)
+	key=$(cat "$TEST.key" "$SORT" "$TOP/iso/remaster" "$TOP/iso/boot-sort.sh" | sha256sum | cut -c1-16)
 	ORDERED=$C/ordered-$(basename "$ISO")
 	if [[ ! -f $ORDERED || $(cat "$ORDERED.key" 2>/dev/null) != "$key" ]]; then
 		echo "# remastering $TEST with its image in boot order ($SORT)"

@@ -756,11 +756,17 @@ layout arch-erofs /arch/x86_64/airootfs.erofs /arch/x86_64/airootfs.sha512 airoo
 # ---- --sort: the files' data in the sort file's order --------------------------------------------
 # The fedora fixture's two files of more than a block: mksquashfs puts random.bin
 # (first by name) before text.txt; a sort file giving text.txt priority puts it first.
+# Small files named in it leave their fragments for data blocks in that order:
+# etc/passwd, and an added odd[1]*.txt whose name is a glob that would also match
+# its added neighbour odd1x.txt (which must stay in a fragment, as etc/group does).
 sort_check() {
-	local d=$W/L/sort img a b
-	mkdir -p "$d"
-	printf 'usr/share/fixture/text.txt 10\nusr/share/fixture/not-in-the-root 5\n' >"$d/order.sort"
-	rm_run sort --sort "$d/order.sort" "$FX/fedora.iso" "$d/out.iso"
+	local d=$W/L/sort img a b c f
+	mkdir -p "$d/add/usr/share/fixture"
+	echo odd >"$d/add/usr/share/fixture/odd[1]*.txt"
+	echo neighbour >"$d/add/usr/share/fixture/odd1x.txt"
+	printf '%s\n' 'usr/share/fixture/text.txt 10' 'usr/share/fixture/odd[1]*.txt 9' \
+		'etc/passwd 8' 'usr/share/fixture/not-in-the-root 5' >"$d/order.sort"
+	rm_run sort --add "$d/add" --sort "$d/order.sort" "$FX/fedora.iso" "$d/out.iso"
 	if ((RC != 0)); then
 		mapfile -t l < <(tail -n 5 "$W/logs/sort.err")
 		tap_notok "[sort] remaster --sort (exit $RC)" "${l[@]}"
@@ -776,7 +782,17 @@ sort_check() {
 	else
 		tap_notok "[sort] text.txt's data is now before random.bin's" "text.txt at '$a', random.bin at '$b' (rdsquashfs -s)"
 	fi
-	if grep -q "1 of its 2 paths are in the root" "$W/logs/sort.out"; then
+	c=$(rdsquashfs -s /etc/passwd "$img" | awk '/^Blocks start:/ { print $3 }')
+	f=$(for p in /etc/passwd '/usr/share/fixture/odd[1]*.txt' /etc/group /usr/share/fixture/odd1x.txt; do
+		rdsquashfs -s "$p" "$img" | awk '/^Fragment index:/ { printf "%s ", ($3 == "0xFFFFFFFF" ? "none" : "yes") }'
+	done)
+	if [[ $f == "none none yes yes " && -n $c ]] && ((a < c && c < b)); then
+		tap_ok "[sort] the small files named leave their fragments, and their data is in order (passwd at $c); the others keep theirs"
+	else
+		tap_notok "[sort] the small files named leave their fragments, and their data is in order" \
+			"fragment? passwd, odd[1]*.txt, group, odd1x.txt: '$f' (want none none yes yes); passwd's data at '$c', want between $a and $b"
+	fi
+	if grep -q "3 of its 4 paths are in the root" "$W/logs/sort.out"; then
 		tap_ok "[sort] the path the root lacks is dropped, and said so"
 	else
 		tap_notok "[sort] the path the root lacks is dropped, and said so" "$(grep -i sort "$W/logs/sort.out" | head -n 2)"
