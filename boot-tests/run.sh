@@ -380,17 +380,19 @@ suite_remaster() {
 	add_text="added by boot-tests at $(date -u +%FT%TZ)"
 	run_text="created by --run"
 	echo "$add_text" >"$dir/add/livesquash-marker-add.txt"
+	# a boot order: busybox, then inittab (the image then has a .prefetch beside it)
+	printf '%s\n' 'bin/busybox 32767' 'etc/inittab 32766' >"$dir/order.sort"
 	local rc=0 start=$SECONDS
 	bash "$TOP/iso/remaster" --add "$dir/hook" --run 'sh /usr/lib/livesquash-test/install' \
 		--add "$dir/add" --run "echo '$run_text' > /livesquash-marker-run.txt" \
 		--cmdline-add 'livesquash.remastered=1' --cmdline-remove 'console=tty0' \
-		"$iso" "$dir/remastered.iso" >"$dir/remaster.log" 2>&1 || rc=$?
+		--sort "$dir/order.sort" "$iso" "$dir/remastered.iso" >"$dir/remaster.log" 2>&1 || rc=$?
 	if ((rc == 0)) && [[ -s $dir/remastered.iso ]]; then
-		tap_ok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove IN OUT ($((SECONDS - start)) s)"
+		tap_ok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove --sort IN OUT ($((SECONDS - start)) s)"
 	else
 		local -a lines=()
 		mapfile -t lines < <(tail -n 10 "$dir/remaster.log")
-		tap_notok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove IN OUT (exit $rc, log $dir/remaster.log)" "${lines[@]}"
+		tap_notok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove --sort IN OUT (exit $rc, log $dir/remaster.log)" "${lines[@]}"
 		return 0
 	fi
 	remaster_iso_checks "$tag" "$iso" "$dir/remastered.iso" yes
@@ -425,10 +427,38 @@ suite_remaster() {
 	live_boot "$tag" "$dir/remastered.iso" bios "$BOOT_TIMEOUT" "$expected" "$markers"
 	tap_test "[$tag] the kernel's command line has livesquash.remastered=1 and no console=tty0" \
 		cmdline_changed "$dir/console.txt"
+	tap_test "[$tag] our initrd read the image's boot-ordered start (LiveOS/squashfs.img.prefetch) in one pass" \
+		prefetch_read "$dir/remastered.iso" "$dir/console.txt"
 	live_boot "$tag-uefi-usb" "$dir/remastered.iso" uefi "$BOOT_TIMEOUT" "$expected" "$markers" usb
 	tap_test "[$tag-uefi-usb] the kernel's command line has livesquash.remastered=1 and no console=tty0" \
 		cmdline_changed "$LS_LOGDIR/$tag-uefi-usb/console.txt"
 	dmsquash_boot "$tag-dmsquash" "$dir/remastered.iso"
+}
+
+# prefetch_read ISO CONSOLE: the ISO's LiveOS/squashfs.img.prefetch holds the end of
+# busybox's and inittab's data (their blocks, read back with rdsquashfs), and the boot
+# says it read that much of the image first
+prefetch_read() {
+	local d n img e f want
+	d=$(mktemp -d)
+	xorriso -osirrox on -indev "$1" -extract /LiveOS/squashfs.img.prefetch "$d/prefetch" \
+		-extract /LiveOS/squashfs.img "$d/img" >/dev/null 2>&1
+	n=$(cat "$d/prefetch" 2>/dev/null) || n=
+	img=$d/img
+	want=0
+	for f in /bin/busybox /etc/inittab; do
+		e=$(rdsquashfs -s "$f" "$img" | awk '/^Blocks start:/ { s = $3 } /^\tBlock #[0-9]+ size:/ { n += $4 } END { if (s != "") print s + n }')
+		[[ -n $e ]] && ((e > want)) && want=$e
+	done
+	rm -rf "$d"
+	if ! [[ $n =~ ^[0-9]+$ ]] || ((n != want || n == 0)); then
+		echo "LiveOS/squashfs.img.prefetch holds '$n', the two files' data end at $want"
+		return 1
+	fi
+	grep -q "livesquash: read the first $((n / 1024)) KiB of LiveOS/squashfs.img" "$2" || {
+		echo "no 'livesquash: read the first $((n / 1024)) KiB of LiveOS/squashfs.img' in $2"
+		return 1
+	}
 }
 
 # cmdline_changed CONSOLE: the kernel's "Command line:" shows the remaster's edit
@@ -475,7 +505,8 @@ remaster_iso_checks() {
 			/^El Torito img path/ { p[$6] = $7 }
 			/^El Torito img opts/ && /boot-info-table|grub2-boot-info/ { print "bootinfo ." p[$6] }')
 	local e
-	printf '%s\n' ./LiveOS/squashfs.img ./LiveOS/squashfs.img.sha256 >"$dir/changed"
+	# (.prefetch: made by --sort, checked by prefetch_read)
+	printf '%s\n' ./LiveOS/squashfs.img ./LiveOS/squashfs.img.sha256 ./LiveOS/squashfs.img.prefetch >"$dir/changed"
 	[[ $cmdline == yes ]] && printf '%s\n' ./boot/grub/grub.cfg ./boot/grub/loopback.cfg >>"$dir/changed"
 	for e in "${eltorito[@]}"; do
 		echo "${e#* }" >>"$dir/changed"

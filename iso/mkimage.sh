@@ -5,7 +5,9 @@
 # usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE [SORT_FILE]
 # SORT_FILE (make iso BOOT_ORDER=1: iso/boot-order.sh's profile) orders the files'
 # data with mksquashfs -sort, and keeps those files out of fragment blocks
-# (iso/boot-sort.sh); its lines for paths the tree lacks are dropped.
+# (iso/boot-sort.sh); its lines for paths the tree lacks are dropped. The image then
+# comes with squashfs.img.prefetch: how many bytes at its start hold those files,
+# which the live initrd reads in one pass (dracut-module/90livesquash).
 set -euo pipefail
 
 tree=${1:?usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE}
@@ -35,7 +37,7 @@ if [[ -f $img && -f $img.sha256 && $(cat "$params" 2> /dev/null) == "$want" ]] \
 fi
 
 mkdir -p "$isotree/LiveOS"
-rm -f "$img" "$img.sha256" "$params"
+rm -f "$img" "$img.sha256" "$img.prefetch" "$params"
 echo "image: $want: $tree -> $img"
 start=$SECONDS
 if [[ -n $sortfile ]]; then
@@ -52,6 +54,11 @@ find "$tree" -newermt "@$sde" -exec touch -h -d "@$sde" {} +
 # environment; the tree's own, clamped times are what the image must hold)
 env -u SOURCE_DATE_EPOCH mksquashfs "$tree" "$img.tmp" -comp "$comp" -b "$bs" -mkfs-time "$sde" -noappend -quiet "$progress" \
     "${sortopt[@]}" || { rm -f "$img.tmp" "$img.sort" "$img.actions"; die "mksquashfs failed"; }
+if [[ -n $sortfile ]]; then
+    # the boot reads the image's start up to the last of those files in one pass
+    bash "$(dirname "${BASH_SOURCE[0]}")/boot-sort.sh" --extent "$img.tmp" "$img.sort" > "$img.prefetch"
+    echo "image: the boot reads its first $(($(cat "$img.prefetch") / 1024)) KiB at once ($img.prefetch)"
+fi
 rm -f "$img.sort" "$img.actions"
 mv "$img.tmp" "$img"
 (cd "$isotree/LiveOS" && sha256sum squashfs.img > squashfs.img.sha256)

@@ -797,6 +797,25 @@ sort_check() {
 	else
 		tap_notok "[sort] the path the root lacks is dropped, and said so" "$(grep -i sort "$W/logs/sort.out" | head -n 2)"
 	fi
+	# beside the image: where the sorted files' data ends (passwd's, the last of them)
+	local pf end
+	pf=$(xorriso -osirrox on -indev "$d/out.iso" -extract /LiveOS/squashfs.img.prefetch "$d/prefetch" >/dev/null 2>&1 && cat "$d/prefetch") || pf=
+	end=$(rdsquashfs -s /etc/passwd "$img" | awk '/^Blocks start:/ { s = $3 } /^\tBlock #0 size:/ { n = $4 } END { print s + n }')
+	if [[ $pf == "$end" ]] && ((end > c && end <= b)); then
+		tap_ok "[sort] LiveOS/squashfs.img.prefetch holds where the sorted files' data ends ($pf, passwd's end)"
+	else
+		tap_notok "[sort] LiveOS/squashfs.img.prefetch holds where the sorted files' data ends" "it holds '$pf', passwd's data ends at '$end'"
+	fi
+	# a repack of that ISO not in boot order sets it to 0
+	mkdir -p "$d/add2"
+	echo later >"$d/add2/later.txt"
+	rm_run sort-repack --add "$d/add2" "$d/out.iso" "$d/out2.iso"
+	pf=$(xorriso -osirrox on -indev "$d/out2.iso" -extract /LiveOS/squashfs.img.prefetch "$d/prefetch2" >/dev/null 2>&1 && cat "$d/prefetch2") || pf=
+	if ((RC == 0)) && [[ $pf == 0 ]]; then
+		tap_ok "[sort] a repack without --sort sets LiveOS/squashfs.img.prefetch to 0"
+	else
+		tap_notok "[sort] a repack without --sort sets LiveOS/squashfs.img.prefetch to 0" "exit $RC, it holds '$pf'"
+	fi
 }
 sort_check
 

@@ -329,10 +329,37 @@ livesquash_ram_background() {
         < /dev/null > /dev/null 2>&1 &
 }
 
+# An image packed in boot order (make iso BOOT_ORDER=1, iso/remaster --sort) has
+# IMAGE.prefetch beside it: how many bytes at its start hold the files a boot reads.
+# They are read here in one sequential pass, into the page cache, before the boot
+# asks for them file by file: on a DVD one seek instead of one or more per file.
+# Not for a copy in RAM; rd.live.prefetch=0 (ours) turns it off.
+livesquash_prefetch() {
+    _ls_pf=$1.prefetch
+    [ -r "$_ls_pf" ] || return 0
+    [ -n "$(livesquash_get noprefetch)" ] && return 0
+    read -r _ls_n < "$_ls_pf" || _ls_n=
+    case "$_ls_n" in
+        0) return 0 ;;
+        '' | *[!0-9]*)
+            warn "livesquash: $_ls_pf holds no byte count ('$_ls_n'): not read ahead"
+            return 0
+            ;;
+    esac
+    _ls_t0=$(livesquash_uptime_cs)
+    if ! dd if="$1" of=/dev/null bs=1M count=$(((_ls_n + 1048575) / 1048576)) 2> /dev/null; then
+        warn "livesquash: cannot read the start of $1"
+        return 0
+    fi
+    _ls_t=$(($(livesquash_uptime_cs) - _ls_t0))
+    info "livesquash: read the first $((_ls_n / 1024)) KiB of $(livesquash_rel), its files in boot order, in $((_ls_t / 100)).$((_ls_t / 10 % 10)) s"
+}
+
 livesquash_mount_image() {
     ismounted "$LIVESQUASH_BASE" && return 0
     _ls_path=$(livesquash_get imgpath)
     mkdir -p "$LIVESQUASH_BASE"
+    livesquash_prefetch "$_ls_path"
     info "livesquash: mounting $_ls_path on $LIVESQUASH_BASE"
     livesquash_mount "$(livesquash_rel)" -t squashfs -o ro,loop "$_ls_path" "$LIVESQUASH_BASE" || return 1
     # the same test dracut applies to $NEWROOT later, with a clearer message

@@ -62,6 +62,7 @@ case "$root" in
                 livesquash_set ram 1
             fi
             livesquash_set ovlsize "$(getargnum '' 1 1048576 rd.live.overlay.size=)"
+            getargbool 1 rd.live.prefetch || livesquash_set noprefetch 1
             livesquash_parse_overlay "$_ls_dir" "$_ls_timeout"
 
             # dracut's own main loop gives up after rd.retry (180) seconds:
