@@ -5,7 +5,7 @@
 
 KERNEL ?= $(BZIMAGE)## kernel image put on the ISO
 KVER ?= ## kernel version whose modules dracut adds (empty: our kernel, no modules, dracut --no-kernel)
-BOOT_ORDER ?= 0## iso: 1 = pack the image's files in the order a boot first reads them (mksquashfs -sort with the profile of `make boot-order`, made first if missing)
+BOOT_ORDER ?= 0## iso: 1 = pack the image's files in the order a boot first reads them (mksquashfs -sort with the profile of `make boot-order`, made first if missing; those files without fragments, and squashfs.img.prefetch so that the initrd reads them in one pass)
 IN ?= ## remaster: input ISO
 OUT ?= ## remaster: output ISO (must not exist unless FORCE=1)
 ADD ?= ## remaster: folders merged into the root, space-separated
