@@ -67,6 +67,15 @@ livesquash_mib() {
 }
 
 # true when the medium is there and carries a filesystem
+# the filesystem type of device $1 as udev's blkid found it (its database, as
+# dracut's det_fs reads it): no new probe, which on a CD reads its first MiBs
+# again, seeking; blkid itself where udev has none (a loop device just made)
+livesquash_fstype() {
+    _ls_ft=$(udevadm info --query=property --name="$1" 2> /dev/null | sed -n 's/^ID_FS_TYPE=//p')
+    [ -n "$_ls_ft" ] || _ls_ft=$(blkid -o value -s TYPE "$1" 2> /dev/null)
+    echo "$_ls_ft"
+}
+
 livesquash_medium_ready() {
     if [ -n "$(livesquash_get isoscan)" ] && [ -z "$(livesquash_get isoloop)" ]; then
         livesquash_isoscan || return 1
@@ -76,7 +85,7 @@ livesquash_medium_ready() {
     case "$_ls_dev" in
         /dev/disk/by-*) return 0 ;; # udev made the link: blkid saw it
     esac
-    [ -n "$(blkid -o value -s TYPE "$_ls_dev" 2> /dev/null)" ]
+    [ -n "$(livesquash_fstype "$_ls_dev")" ]
 }
 
 # iso-scan/filename=: look for the file on every filesystem not tried yet;
@@ -190,7 +199,7 @@ livesquash_mount_medium() {
     ismounted "$LIVESQUASH_BASE" && return 0 # the medium is already released
     _ls_spec=$(livesquash_get spec)
     _ls_dev=$(readlink -f "$(livesquash_get dev)")
-    _ls_type=$(blkid -o value -s TYPE "$_ls_dev" 2> /dev/null)
+    _ls_type=$(livesquash_fstype "$_ls_dev")
     if [ -z "$_ls_type" ]; then
         livesquash_fail "cannot mount $_ls_spec ($_ls_dev): no filesystem found"
         return 1
