@@ -428,29 +428,24 @@ suite_remaster() {
 	tap_test "[$tag] the kernel's command line has livesquash.remastered=1 and no console=tty0" \
 		cmdline_changed "$dir/console.txt"
 	tap_test "[$tag] our initrd read the image's boot-ordered start (LiveOS/squashfs.img.prefetch) in one pass" \
-		prefetch_read "$dir/remastered.iso" "$dir/console.txt"
+		prefetch_read "$dir/iso-out/LiveOS" "$dir/console.txt"
 	live_boot "$tag-uefi-usb" "$dir/remastered.iso" uefi "$BOOT_TIMEOUT" "$expected" "$markers" usb
 	tap_test "[$tag-uefi-usb] the kernel's command line has livesquash.remastered=1 and no console=tty0" \
 		cmdline_changed "$LS_LOGDIR/$tag-uefi-usb/console.txt"
 	dmsquash_boot "$tag-dmsquash" "$dir/remastered.iso"
 }
 
-# prefetch_read ISO CONSOLE: the ISO's LiveOS/squashfs.img.prefetch holds the end of
-# busybox's and inittab's data (their blocks, read back with rdsquashfs), and the boot
-# says it read that much of the image first
+# prefetch_read LIVEOS CONSOLE: LIVEOS/squashfs.img.prefetch (the remastered ISO as
+# remaster_iso_checks extracted it) holds the end of busybox's and inittab's data
+# (their blocks, read back with rdsquashfs), and the boot says it read that much of
+# the image first
 prefetch_read() {
-	local d n img e f want
-	d=$(mktemp -d)
-	xorriso -osirrox on -indev "$1" -extract /LiveOS/squashfs.img.prefetch "$d/prefetch" \
-		-extract /LiveOS/squashfs.img "$d/img" >/dev/null 2>&1
-	n=$(cat "$d/prefetch" 2>/dev/null) || n=
-	img=$d/img
-	want=0
+	local n e f want=0
+	n=$(cat "$1/squashfs.img.prefetch" 2>/dev/null) || n=
 	for f in /bin/busybox /etc/inittab; do
-		e=$(rdsquashfs -s "$f" "$img" | awk '/^Blocks start:/ { s = $3 } /^\tBlock #[0-9]+ size:/ { n += $4 } END { if (s != "") print s + n }')
+		e=$(rdsquashfs -s "$f" "$1/squashfs.img" | awk '/^Blocks start:/ { s = $3 } /^\tBlock #[0-9]+ size:/ { n += $4 } END { if (s != "") print s + n }')
 		[[ -n $e ]] && ((e > want)) && want=$e
 	done
-	rm -rf "$d"
 	if ! [[ $n =~ ^[0-9]+$ ]] || ((n != want || n == 0)); then
 		echo "LiveOS/squashfs.img.prefetch holds '$n', the two files' data end at $want"
 		return 1

@@ -38,9 +38,10 @@
 # ("dvd usb"; also cd), BENCH_LIVE_VARIANTS ("ours ordered dracut debian"),
 # BENCH_LIVE_ROUNDS (2), BENCH_LIVE_SCALE (1: the medium's costs times this; the run
 # prints the guests' CPU slowdown against this host, the factor that restores real
-# proportions between CPU and medium), BENCH_LIVE_MEM (1024), BENCH_LIVE_SMP (2), BENCH_LIVE_TIMEOUT
-# (seconds per boot, 1200), BENCH_LIVE_APPEND (words added to every boot's kernel command
-# line, e.g. systemd.log_level=debug to see where a boot spends its time), ACCEL. QEMU runs through ls_qemu (iso/qemu-lib.sh).
+# proportions between CPU and medium), BENCH_LIVE_MEM (1024), BENCH_LIVE_SMP (2),
+# BENCH_LIVE_TIMEOUT (seconds per boot, 1200), BENCH_LIVE_APPEND (words added to every
+# boot's kernel command line, e.g. init_on_alloc=0, see README.md), ACCEL. QEMU runs
+# through ls_qemu (iso/qemu-lib.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
