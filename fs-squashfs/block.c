@@ -2,13 +2,16 @@
 /*
  * livesquash: reading bytes from the device and decompressing blocks.
  *
- * Metadata, fragments and the runs of data blocks that a readahead asks for
- * come from the block device's own page cache, so a block that is read twice
- * is fetched from the disk once, and a run of blocks is fetched with one
- * request. A lone data block that nothing read ahead is read straight into
- * the worker's buffer: its bytes are wanted once (the file's page cache keeps
- * what they decompress to), and putting them in the device's page cache
- * first costs more than the read itself.
+ * Metadata and fragment blocks come from the block device's page cache, so
+ * a block that is read twice is fetched from the disk once, and a table is
+ * fetched with one request. Data blocks bypass it, as in the stock driver
+ * and EROFS: their bytes are wanted once (the file's page cache keeps what
+ * they decompress to), and caching them would keep a second, compressed
+ * copy of everything read, in pages freshly allocated (and zeroed) for each
+ * read. A run of data blocks that a readahead asks for is read with one
+ * request into a run buffer; a lone block straight into the buffer of the
+ * worker that decompresses it. Both kinds of buffer are used again and
+ * again.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -18,6 +21,8 @@
 #include <linux/mm.h>
 #include <linux/wait.h>
 #include <linux/cpumask.h>
+#include <linux/completion.h>
+#include <linux/refcount.h>
 #include "internal.h"
 
 static const struct sqfs_decomp_ops *const sqfs_decomps[] = {
@@ -55,6 +60,7 @@ struct sqfs_pool {
 
 static struct sqfs_pool sqfs_pools[ARRAY_SIZE(sqfs_decomps)];
 static DEFINE_MUTEX(sqfs_pool_mutex);
+static unsigned int sqfs_mounts;	/* under sqfs_pool_mutex */
 
 void sqfs_pools_init(void)
 {
@@ -129,6 +135,7 @@ void sqfs_pool_join(struct sqfs_sb *sbi)
 	sbi->pool = &sqfs_pools[i];
 	mutex_lock(&sqfs_pool_mutex);
 	sbi->pool->users++;
+	sqfs_mounts++;
 	mutex_unlock(&sqfs_pool_mutex);
 }
 
@@ -141,6 +148,8 @@ void sqfs_pool_leave(struct sqfs_sb *sbi)
 	if (!p)
 		return;
 	mutex_lock(&sqfs_pool_mutex);
+	if (!--sqfs_mounts)
+		sqfs_rbufs_drain();
 	if (!--p->users) {
 		spin_lock(&p->lock);
 		list_splice_init(&p->idle, &gone);
@@ -282,38 +291,38 @@ int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len)
 	return 0;
 }
 
-/* the page of the worker's input buffer at byte @off */
-static struct page *sqfs_in_page(struct sqfs_worker *w, size_t off)
+/* the page of a kvmalloc'd buffer at @addr */
+static struct page *sqfs_buf_page(void *addr)
 {
-	void *addr = w->in + off;
-
 	return is_vmalloc_addr(addr) ? vmalloc_to_page(addr) : virt_to_page(addr);
 }
 
 /*
- * Read the whole logical blocks of the device in [@start, @end) into the
- * input buffer of @w, with as many chained bios as that takes, and wait.
+ * Start reading the whole logical blocks of the device in [@start, @end)
+ * into @buf, with as many chained bios as that takes: all but the last are
+ * submitted, and the last, which completes when they all have, is returned
+ * for the caller to submit.
  */
-static int sqfs_bio_read(struct super_block *sb, struct sqfs_worker *w,
-			 u64 start, u64 end)
+static struct bio *sqfs_bio_chain(struct block_device *bdev, void *buf,
+				  u64 start, u64 end)
 {
 	size_t total = end - start, done = 0;
 	struct bio *bio = NULL, *prev;
-	int err;
 
 	while (done < total) {
 		unsigned int nvec = min_t(size_t, BIO_MAX_VECS,
 					  DIV_ROUND_UP(total - done, PAGE_SIZE) + 1);
 
 		prev = bio;
-		bio = bio_alloc(sb->s_bdev, nvec, REQ_OP_READ, GFP_NOIO);
+		bio = bio_alloc(bdev, nvec, REQ_OP_READ, GFP_NOIO);
 		bio->bi_iter.bi_sector = (start + done) >> SECTOR_SHIFT;
 		while (done < total && bio->bi_vcnt < nvec) {
-			unsigned int off = offset_in_page(w->in + done);
+			unsigned int off = offset_in_page(buf + done);
 			unsigned int n = min_t(size_t, PAGE_SIZE - off,
 					       total - done);
 
-			if (bio_add_page(bio, sqfs_in_page(w, done), n, off) != n)
+			if (bio_add_page(bio, sqfs_buf_page(buf + done), n,
+					 off) != n)
 				break;
 			done += n;
 		}
@@ -322,19 +331,183 @@ static int sqfs_bio_read(struct super_block *sb, struct sqfs_worker *w,
 			submit_bio(prev);
 		}
 	}
+	return bio;
+}
+
+/* read the logical blocks in [@start, @end) into the input buffer of @w */
+static int sqfs_bio_read(struct super_block *sb, struct sqfs_worker *w,
+			 u64 start, u64 end)
+{
+	struct bio *bio = sqfs_bio_chain(sb->s_bdev, w->in, start, end);
+	int err;
+
 	err = submit_bio_wait(bio);
 	bio_put(bio);
 	if (is_vmalloc_addr(w->in))
-		invalidate_kernel_vmap_range(w->in, total);
+		invalidate_kernel_vmap_range(w->in, end - start);
 	if (err)
 		sqfs_err(sb, "I/O error reading the image at %llu", start);
 	return err;
 }
 
 /*
- * The @len compressed bytes at @pos in the input buffer of @w: straight from
- * the disk (@direct) unless the device's page cache holds them or a read of
- * them is under way, else through that cache. Returns where they start.
+ * A run of data blocks that a readahead asks for is fetched with one
+ * request, into a run buffer, while the blocks wait for the CPUs that
+ * decompress them: one request, not one per block, and none of the run's
+ * bytes in the device's page cache. Run buffers all have the same size and
+ * go back to an idle list (at most two per CPU, emptied when the last mount
+ * goes), so a stream reuses the same memory instead of having fresh pages
+ * allocated, and zeroed, for every read. Whoever takes a reference waits
+ * for the read before dropping it, so no read outlives its readahead.
+ */
+struct sqfs_rbuf {
+	struct list_head node;	/* on the idle list */
+	refcount_t refs;
+	struct completion done;
+	int err;
+	u64 start;		/* where the read starts (a logical block) */
+	u64 end;		/* where the bytes wanted end */
+	void *buf;
+};
+
+static LIST_HEAD(sqfs_rbuf_idle);
+static unsigned int sqfs_rbuf_nidle;
+static DEFINE_SPINLOCK(sqfs_rbuf_lock);	/* guards the idle list */
+
+static void sqfs_rbuf_free(struct sqfs_rbuf *rb)
+{
+	kvfree(rb->buf);
+	kfree(rb);
+}
+
+/* free the idle run buffers */
+void sqfs_rbufs_drain(void)
+{
+	struct sqfs_rbuf *rb, *tmp;
+	LIST_HEAD(gone);
+
+	spin_lock(&sqfs_rbuf_lock);
+	list_splice_init(&sqfs_rbuf_idle, &gone);
+	sqfs_rbuf_nidle = 0;
+	spin_unlock(&sqfs_rbuf_lock);
+	list_for_each_entry_safe(rb, tmp, &gone, node)
+		sqfs_rbuf_free(rb);
+}
+
+static struct sqfs_rbuf *sqfs_rbuf_new(void)
+{
+	struct sqfs_rbuf *rb;
+
+	spin_lock(&sqfs_rbuf_lock);
+	rb = list_first_entry_or_null(&sqfs_rbuf_idle, struct sqfs_rbuf, node);
+	if (rb) {
+		list_del(&rb->node);
+		sqfs_rbuf_nidle--;
+	}
+	spin_unlock(&sqfs_rbuf_lock);
+	if (rb)
+		return rb;
+	rb = kmalloc(sizeof(*rb), GFP_NOFS | __GFP_NOWARN);
+	if (!rb)
+		return NULL;
+	rb->buf = kvmalloc(SQFS_RBUF_SIZE + SQFS_DIRECT_SLACK,
+			   GFP_NOFS | __GFP_NOWARN);
+	if (!rb->buf) {
+		kfree(rb);
+		return NULL;
+	}
+	return rb;
+}
+
+struct sqfs_rbuf *sqfs_rbuf_get(struct sqfs_rbuf *rb)
+{
+	if (rb)
+		refcount_inc(&rb->refs);
+	return rb;
+}
+
+/* drop a reference to @rb (if any), once its read is done */
+void sqfs_rbuf_put(struct sqfs_rbuf *rb)
+{
+	if (!rb)
+		return;
+	wait_for_completion(&rb->done);
+	if (!refcount_dec_and_test(&rb->refs))
+		return;
+	spin_lock(&sqfs_rbuf_lock);
+	if (sqfs_rbuf_nidle < 2 * num_online_cpus()) {
+		list_add(&rb->node, &sqfs_rbuf_idle);
+		sqfs_rbuf_nidle++;
+		rb = NULL;
+	}
+	spin_unlock(&sqfs_rbuf_lock);
+	if (rb)
+		sqfs_rbuf_free(rb);
+}
+
+static void sqfs_rbuf_end_io(struct bio *bio)
+{
+	struct sqfs_rbuf *rb = bio->bi_private;
+
+	rb->err = blk_status_to_errno(bio->bi_status);
+	bio_put(bio);
+	complete_all(&rb->done);
+}
+
+/*
+ * Start reading [@pos, @end) of the image, the compressed bytes of a run of
+ * data blocks, into a run buffer. Returns it with a reference, or NULL
+ * where that cannot be done: the blocks are then read one by one.
+ */
+struct sqfs_rbuf *sqfs_rbuf_read(struct super_block *sb, u64 pos, u64 end)
+{
+	struct block_device *bdev = sb->s_bdev;
+	unsigned int lbs = bdev_logical_block_size(bdev);
+	u64 start = round_down(pos, lbs);
+	struct sqfs_rbuf *rb;
+	struct bio *bio;
+
+	if (end <= pos || end - pos > SQFS_RBUF_SIZE || lbs > PAGE_SIZE ||
+	    end > SQFS_SB(sb)->bytes_used ||
+	    round_up(end, lbs) > bdev_nr_bytes(bdev))
+		return NULL;
+	rb = sqfs_rbuf_new();
+	if (!rb)
+		return NULL;
+	refcount_set(&rb->refs, 1);
+	init_completion(&rb->done);
+	rb->err = 0;
+	rb->start = start;
+	rb->end = end;
+	bio = sqfs_bio_chain(bdev, rb->buf, start, round_up(end, lbs));
+	bio->bi_private = rb;
+	bio->bi_end_io = sqfs_rbuf_end_io;
+	submit_bio(bio);
+	return rb;
+}
+
+/*
+ * Where the @len bytes at @pos are in run buffer @rb, once they are read;
+ * NULL if @rb does not hold them (or its read failed: the block is then
+ * read on its own, which reports the error).
+ */
+static void *sqfs_rbuf_data(struct sqfs_rbuf *rb, u64 pos, u32 len)
+{
+	if (!rb || pos < rb->start || pos > rb->end || len > rb->end - pos)
+		return NULL;
+	wait_for_completion(&rb->done);
+	if (rb->err)
+		return NULL;
+	if (is_vmalloc_addr(rb->buf))
+		invalidate_kernel_vmap_range(rb->buf + (pos - rb->start), len);
+	return rb->buf + (pos - rb->start);
+}
+
+/*
+ * The @len bytes at @pos in the input buffer of @w: straight from the disk
+ * (@direct) unless the device's page cache holds them or a read of them is
+ * under way (someone reads the device itself), else through that cache.
+ * Returns where they start.
  */
 static void *sqfs_fetch(struct super_block *sb, struct sqfs_worker *w, u64 pos,
 			u32 len, bool direct)
@@ -358,13 +531,13 @@ static void *sqfs_fetch(struct super_block *sb, struct sqfs_worker *w, u64 pos,
 
 /*
  * Read the block of @len bytes at @pos with worker @w, decompressing it
- * unless it is stored as is, into @out of @outlen bytes. A compressed data
- * block (@data) may be read past the device's page cache (see sqfs_fetch).
- * Returns the length of its content.
+ * unless it is stored as is, into @out of @outlen bytes. A data block
+ * (@data) is read past the device's page cache (see sqfs_fetch). Returns
+ * the length of its content.
  */
 static int sqfs_decode_block(struct super_block *sb, struct sqfs_worker *w,
-			     u64 pos, u32 len, bool compressed, bool data,
-			     void *out, u32 outlen)
+			     struct sqfs_rbuf *rb, u64 pos, u32 len,
+			     bool compressed, bool data, void *out, u32 outlen)
 {
 	const struct sqfs_decomp_ops *dops = SQFS_SB(sb)->dops;
 	void *in;
@@ -374,13 +547,17 @@ static int sqfs_decode_block(struct super_block *sb, struct sqfs_worker *w,
 	    (!compressed && len > outlen))
 		return sqfs_corrupt(sb, "block at %llu has a bad length %u",
 				    pos, len);
-	if (!compressed) {
+	if (!compressed && !data) {
 		ret = sqfs_read_raw(sb, pos, out, len);
 		return ret ?: len;
 	}
-	in = sqfs_fetch(sb, w, pos, len, data);
+	in = sqfs_rbuf_data(rb, pos, len) ?: sqfs_fetch(sb, w, pos, len, data);
 	if (IS_ERR(in))
 		return PTR_ERR(in);
+	if (!compressed) {
+		memcpy(out, in, len);
+		return len;
+	}
 	ret = dops->decompress(w->stream, in, len, out, outlen);
 	if (ret == -EUCLEAN || ret == 0)
 		return sqfs_corrupt(sb, "%s block at %llu (%u bytes) does not decompress",
@@ -388,11 +565,12 @@ static int sqfs_decode_block(struct super_block *sb, struct sqfs_worker *w,
 	return ret;
 }
 
-/* the same for a block of file data */
-int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w, u64 pos,
-		     u32 len, bool compressed, void *out, u32 outlen)
+/* the same for a block of file data, which run buffer @rb may hold */
+int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w,
+		     struct sqfs_rbuf *rb, u64 pos, u32 len, bool compressed,
+		     void *out, u32 outlen)
 {
-	return sqfs_decode_block(sb, w, pos, len, compressed, true, out,
+	return sqfs_decode_block(sb, w, rb, pos, len, compressed, true, out,
 				 outlen);
 }
 
@@ -405,8 +583,8 @@ int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 
 	if (IS_ERR(w))
 		return PTR_ERR(w);
-	ret = sqfs_decode_block(sb, w, pos, len, compressed, false, out,
-				outlen);
+	ret = sqfs_decode_block(sb, w, NULL, pos, len, compressed, false,
+				out, outlen);
 	sqfs_worker_put(sb, w);
 	return ret;
 }

@@ -138,12 +138,17 @@ static void sqfs_src_drop(struct super_block *sb, struct sqfs_src *src)
 	*src = SQFS_SRC_NONE;
 }
 
-/* the positions of the next blocks of a readahead, walked at once */
+/*
+ * The positions of the next blocks of a readahead, walked at once, and the
+ * run buffer their bytes are being read into (NULL: each block is read on
+ * its own)
+ */
 #define SQFS_RUN_MAX	32
 
 struct sqfs_run {
 	u64 first;
 	unsigned int n;
+	struct sqfs_rbuf *rb;
 	u64 pos[SQFS_RUN_MAX];
 	u32 word[SQFS_RUN_MAX];
 };
@@ -213,7 +218,8 @@ static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
 	if (IS_ERR(w))
 		return PTR_ERR(w);
 	src->w = w;
-	ret = sqfs_decode_data(sb, w, pos, word & SQFS_DATA_LEN_MASK,
+	ret = sqfs_decode_data(sb, w, run ? run->rb : NULL, pos,
+			       word & SQFS_DATA_LEN_MASK,
 			       !(word & SQFS_DATA_UNCOMPRESSED), w->out,
 			       sbi->block_size);
 	if (ret >= 0 && ret != src->len)
@@ -295,24 +301,24 @@ static int sqfs_read_folio(struct file *file, struct folio *folio)
 }
 
 /*
- * Find where the blocks from @idx to @last lie (at most SQFS_RUN_MAX), and
- * start reading all their bytes from the disk in one go: the blocks of a
- * file lie one after the other. In a sequential stream (@ahead) the bytes
- * that follow, up to the file's last block, are requested too, so that the
- * disk fetches the next run while this one is being decompressed. A lone
- * block out of a stream is left to be read straight from the disk when it
- * is decoded.
+ * Find where the blocks from @idx to @last lie (at most SQFS_RUN_MAX), with
+ * one walk of the block list for them all, and start reading their bytes
+ * with one request: the blocks of a file lie one after the other. Those
+ * that do not fit one run buffer, or a lone block, are read from the disk
+ * by whoever decompresses them (see sqfs_fetch).
  */
-static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
-			   bool ahead, struct sqfs_run *run)
+static void sqfs_run_find(struct inode *inode, u64 idx, u64 last,
+			  struct sqfs_run *run)
 {
 	struct sqfs_inode *si = SQFS_I(inode);
-	u64 start = U64_MAX, end = 0, left;
-	unsigned int i, n;
+	u64 start = U64_MAX, end = 0;
+	unsigned int i, n, k = 0;
 
 	if (idx >= si->nblocks ||
 	    (idx >= run->first && idx - run->first < run->n))
 		return;
+	sqfs_rbuf_put(run->rb);
+	run->rb = NULL;
 	last = min(last, si->nblocks - 1);
 	n = min_t(u64, last - idx + 1, SQFS_RUN_MAX);
 	run->n = 0;
@@ -320,22 +326,21 @@ static void sqfs_run_start(struct inode *inode, u64 idx, u64 last,
 		return;
 	run->first = idx;
 	run->n = n;
-	if (n == 1 && !ahead)
-		return;
 	for (i = 0; i < n; i++) {
+		u32 len = run->word[i] & SQFS_DATA_LEN_MASK;
+
 		if (!run->word[i])
-			continue;
-		start = min(start, run->pos[i]);
-		end = max(end, run->pos[i] +
-			  (run->word[i] & SQFS_DATA_LEN_MASK));
+			continue;	/* sparse */
+		if (start == U64_MAX)
+			start = run->pos[i];
+		if (run->pos[i] < start || len > SQFS_RBUF_SIZE ||
+		    run->pos[i] - start > SQFS_RBUF_SIZE - len)
+			break;
+		end = max(end, run->pos[i] + len);
+		k++;
 	}
-	if (end <= start)
-		return;
-	/* the next blocks of the file take about as many bytes each */
-	left = min_t(u64, si->nblocks - idx - n, n);
-	if (ahead && left)
-		end += div_u64((end - start) * left, n);
-	sqfs_raw_readahead(inode->i_sb, start, end);
+	if (k > 1)
+		run->rb = sqfs_rbuf_read(inode->i_sb, start, end);
 }
 
 /* map @n pages side by side in the kernel's address space */
@@ -367,8 +372,9 @@ static void sqfs_unmap_pages(void *addr, unsigned int n)
  * into @pages, the @n page-cache pages that hold its @len bytes, with no copy
  * through a buffer.
  */
-static int sqfs_decode_pages(struct inode *inode, u64 idx, u64 pos, u32 word,
-			     struct page **pages, unsigned int n, u32 len)
+static int sqfs_decode_pages(struct inode *inode, struct sqfs_rbuf *rb,
+			     u64 idx, u64 pos, u32 word, struct page **pages,
+			     unsigned int n, u32 len)
 {
 	struct super_block *sb = inode->i_sb;
 	size_t size = (size_t)n << PAGE_SHIFT;
@@ -390,7 +396,7 @@ static int sqfs_decode_pages(struct inode *inode, u64 idx, u64 pos, u32 word,
 		ret = -ENOMEM;
 		goto out_put;
 	}
-	ret = sqfs_decode_data(sb, w, pos, word & SQFS_DATA_LEN_MASK,
+	ret = sqfs_decode_data(sb, w, rb, pos, word & SQFS_DATA_LEN_MASK,
 			       !(word & SQFS_DATA_UNCOMPRESSED), addr, size);
 	if (ret >= 0 && ret != len)
 		ret = sqfs_corrupt(sb, "inode %lu block %llu holds %d bytes, not %u",
@@ -423,9 +429,10 @@ static void sqfs_pages_done(struct page **pages, unsigned int n, int err)
  * One block of a readahead, to be decompressed by whichever CPU gets to it
  * first. A readahead that covers several whole blocks queues each of them
  * on sqfs_wq, whose helpers take the jobs oldest first. A reader in a
- * stream returns at once and copies out the pages it has while the helpers
- * fill the next ones; any other reader, once it has queued them all, takes
- * back the ones nobody has started, newest first, and does them itself.
+ * stream returns once the run's bytes are read (see sqfs_run_find) and
+ * copies out the pages it has while the helpers fill the next ones; any
+ * other reader, once it has queued them all, takes back the ones nobody has
+ * started, newest first, and does them itself.
  * With one CPU nothing is queued; there are never more jobs than blocks
  * the readahead asked for. A job unlocks its pages when done
  * (uptodate or not: a page left not uptodate is read again by read_folio,
@@ -436,6 +443,7 @@ struct sqfs_job {
 	struct list_head node;	/* in the reader's list, newest first */
 	refcount_t refs;	/* the reader's, and the queue's */
 	struct inode *inode;
+	struct sqfs_rbuf *rb;	/* a reference to the run's buffer, or NULL */
 	u64 idx;
 	u64 pos;
 	u32 word;
@@ -448,13 +456,15 @@ static struct workqueue_struct *sqfs_wq;
 
 static void sqfs_job_put(struct sqfs_job *j)
 {
-	if (refcount_dec_and_test(&j->refs))
+	if (refcount_dec_and_test(&j->refs)) {
+		sqfs_rbuf_put(j->rb);
 		kfree(j);
+	}
 }
 
 static void sqfs_job_run(struct sqfs_job *j)
 {
-	int err = sqfs_decode_pages(j->inode, j->idx, j->pos, j->word,
+	int err = sqfs_decode_pages(j->inode, j->rb, j->idx, j->pos, j->word,
 				    j->pages, j->n, j->len);
 
 	sqfs_pages_done(j->pages, j->n, err);
@@ -540,6 +550,7 @@ static bool sqfs_ra_direct(struct readahead_control *rac, struct folio *folio,
 		INIT_WORK(&j->work, sqfs_job_work);
 		refcount_set(&j->refs, 2);
 		j->inode = inode;
+		j->rb = sqfs_rbuf_get(run->rb);
 		j->idx = idx;
 		j->pos = pos;
 		j->word = word;
@@ -550,7 +561,8 @@ static bool sqfs_ra_direct(struct readahead_control *rac, struct folio *folio,
 		return true;
 	}
 	if (!err)
-		err = sqfs_decode_pages(inode, idx, pos, word, pages, n, len);
+		err = sqfs_decode_pages(inode, run->rb, idx, pos, word, pages,
+					n, len);
 	sqfs_pages_done(pages, n, err);
 	kfree(j);
 	return true;
@@ -603,7 +615,7 @@ static void sqfs_readahead(struct readahead_control *rac)
 			err = 0;
 		} else if (idx != src.idx) {
 			sqfs_src_drop(sb, &src);
-			sqfs_run_start(inode, idx, last, ahead, &run);
+			sqfs_run_find(inode, idx, last, &run);
 			if (sqfs_ra_direct(rac, folio, idx, &run, pages,
 					   par ? &jobs : NULL))
 				continue;
@@ -615,6 +627,7 @@ static void sqfs_readahead(struct readahead_control *rac)
 	}
 	sqfs_src_drop(sb, &src);
 	sqfs_jobs_reclaim(&jobs, !ahead);
+	sqfs_rbuf_put(run.rb);
 	kfree(pages);
 }
 

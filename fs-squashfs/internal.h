@@ -11,6 +11,7 @@
 #include <linux/xarray.h>
 #include <linux/shrinker.h>
 #include <linux/xattr.h>
+#include <linux/sizes.h>
 #include "squashfs_fs.h"
 
 #define LIVESQUASH_VERSION	"0.1.0"
@@ -169,8 +170,19 @@ struct sqfs_worker *sqfs_worker_get(struct super_block *sb);
 void sqfs_worker_put(struct super_block *sb, struct sqfs_worker *w);
 void sqfs_raw_readahead(struct super_block *sb, u64 pos, u64 end);
 int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len);
-int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w, u64 pos,
-		     u32 len, bool compressed, void *out, u32 outlen);
+/*
+ * the most bytes of compressed data one read of a run of blocks fetches
+ * (its buffer of 512 KiB also holds a device block of slack on each side)
+ */
+#define SQFS_RBUF_SIZE		(SZ_512K - 2 * PAGE_SIZE)
+struct sqfs_rbuf;
+struct sqfs_rbuf *sqfs_rbuf_read(struct super_block *sb, u64 pos, u64 end);
+struct sqfs_rbuf *sqfs_rbuf_get(struct sqfs_rbuf *rb);
+void sqfs_rbuf_put(struct sqfs_rbuf *rb);
+void sqfs_rbufs_drain(void);
+int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w,
+		     struct sqfs_rbuf *rb, u64 pos, u32 len, bool compressed,
+		     void *out, u32 outlen);
 int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 		    void *out, u32 outlen);
 

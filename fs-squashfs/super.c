@@ -460,6 +460,7 @@ static void __exit sqfs_exit(void)
 {
 	unregister_filesystem(&sqfs_fs_type);
 	sqfs_jobs_exit();
+	sqfs_rbufs_drain();
 	rcu_barrier();	/* inodes freed by RCU must be gone first */
 	kmem_cache_destroy(sqfs_inode_cachep);
 }

@@ -50,7 +50,8 @@ commit "squashfs: in-memory state" \
 "Per-superblock and per-inode state and the interfaces between the files
 of the driver." internal.h
 commit "squashfs: block reading and decompressors" \
-"Compressed bytes come through the block device's page cache; each
+"Metadata and fragments come through the block device's page cache, data
+blocks straight into the decompressing worker's buffer; each
 compressor is a small ops table over the kernel's own library (zlib_inflate,
 xz_dec, lzo1x, lz4, zstd)." block.c zlib.c xz.c lzo.c lz4.c zstd.c
 commit "squashfs: metadata and fragment caches" \
