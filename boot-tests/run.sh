@@ -300,6 +300,12 @@ suite_live() { # ROOTFS FIRMWARE [MEDIUM]
 	host_checks "$rootfs" "$iso" "$tag" || return 0
 	test_iso "$rootfs" "$tag" || return 0
 	live_boot "$tag" "$TEST_ISO" "$firmware" "$tmo" "$TEST_MANIFEST" "" "$medium"
+	# an image in boot order (make iso with a profile, the test ISO packed the same)
+	local liveos=$LS_LOGDIR/$rootfs-test/iso-out/LiveOS
+	if [[ $(cat "$liveos/squashfs.img.prefetch" 2>/dev/null) =~ ^[1-9] ]]; then
+		tap_test "[$tag] the image is in boot order (iso/boot-order/$rootfs.sort): our initrd read its start (squashfs.img.prefetch) in one pass" \
+			prefetch_logged "$liveos" "$LS_LOGDIR/$tag/console.txt"
+	fi
 }
 
 # ---- the test ISO: the product plus the test hook -------------------------------
@@ -349,7 +355,7 @@ test_iso() {
 		no_hook "$LS_LOGDIR/$tag/unsquashfs.columns"
 	local start=$SECONDS rc=0
 	ls_stable_copy "$(iso_of "$rootfs")" "$dir/product.iso"
-	bash "$here/testiso.sh" "$dir/product.iso" "$TEST_ISO" >"$dir/testiso.log" 2>&1 || rc=$?
+	bash "$here/testiso.sh" "$dir/product.iso" "$TEST_ISO" "$TOP/iso/boot-order/$rootfs.sort" >"$dir/testiso.log" 2>&1 || rc=$?
 	if ((rc != 0)); then
 		local -a lines=()
 		mapfile -t lines < <(tail -n 5 "$dir/testiso.log")
@@ -432,6 +438,8 @@ suite_remaster() {
 	live_boot "$tag-uefi-usb" "$dir/remastered.iso" uefi "$BOOT_TIMEOUT" "$expected" "$markers" usb
 	tap_test "[$tag-uefi-usb] the kernel's command line has livesquash.remastered=1 and no console=tty0" \
 		cmdline_changed "$LS_LOGDIR/$tag-uefi-usb/console.txt"
+	tap_test "[$tag-uefi-usb] from a USB stick (no seeks) our initrd mounts the image without reading its start first" \
+		no_prefetch "$LS_LOGDIR/$tag-uefi-usb/console.txt"
 	dmsquash_boot "$tag-dmsquash" "$dir/remastered.iso"
 }
 
@@ -450,6 +458,23 @@ prefetch_read() {
 		echo "LiveOS/squashfs.img.prefetch holds '$n', the two files' data end at $want"
 		return 1
 	fi
+	prefetch_logged "$1" "$2"
+}
+
+# no_prefetch CONSOLE: the boot mounted the image without the pass of prefetch_logged
+no_prefetch() {
+	grep -q "livesquash: mounting .*LiveOS/squashfs.img on" "$1" || {
+		echo "no 'livesquash: mounting ... LiveOS/squashfs.img on' in $1"
+		return 1
+	}
+	! grep -m1 "livesquash: read the first" "$1"
+}
+
+# prefetch_logged LIVEOS CONSOLE: the boot says it read as much of the image first as
+# LIVEOS/squashfs.img.prefetch holds
+prefetch_logged() {
+	local n
+	n=$(cat "$1/squashfs.img.prefetch")
 	grep -q "livesquash: read the first $((n / 1024)) KiB of LiveOS/squashfs.img" "$2" || {
 		echo "no 'livesquash: read the first $((n / 1024)) KiB of LiveOS/squashfs.img' in $2"
 		return 1

@@ -25,9 +25,9 @@ BENCH_CLOCK ?= tsc## bench: the guest's clock, tsc (as on hardware) or hpet (tsc
 BENCH_LIVE ?= no## bench: yes = `make bench` also runs bench-live at the end (adds ~10 min under TCG)
 BENCH_LIVE_ROUNDS ?= 2## bench-live: boots of each variant on each medium (alternating variants)
 BENCH_LIVE_MEDIA ?= dvd usb## bench-live: the media booted from: dvd (10 MB/s, 100 ms seeks), usb (USB 2.0 stick, 30 MB/s), cd (the ISO file as it is)
-BENCH_LIVE_VARIANTS ?= ours ordered dracut debian## bench-live: ours, ordered (our image in boot order), dracut (our kernel, dmsquash-live), debian (Debian's kernel and stock squashfs.ko, dmsquash-live)
+BENCH_LIVE_VARIANTS ?= ours plain dracut debian## bench-live: ours (the ISO as make iso makes it), plain (its image repacked in mksquashfs's own order), dracut (our kernel, dmsquash-live), debian (Debian's kernel and stock squashfs.ko, dmsquash-live)
 BENCH_LIVE_SCALE ?= 1## bench-live: the medium's costs times this (the guest's CPU slowdown under TCG, which the run prints, restores real proportions)
-BENCH_LIVE_MODES ?= no## bench-live: yes = also our boot modes rd.live.ram, rd.live.ram=background and persistence, each against our plain boot
+BENCH_LIVE_MODES ?= no## bench-live: yes = also our boot modes rd.live.ram, rd.live.ram=background and persistence, each against ours from the CD
 
 export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
 export BENCH_ROUNDS BENCH_SMP BENCH_MEM BENCH_TREE BENCH_FILE_MB BENCH_COMPS BENCH_TREE_COMPS BENCH_EROFS
@@ -97,6 +97,6 @@ bench-aa: deps module ## the bench with our module in both columns (A/A): its ou
 bench-smoke: deps module ## the benchmark in smoke mode (tiny data, 1 round, ~1 min): TAP checks that every part of it works
 	@bash $(TOP)/boot-tests/bench/bench.sh smoke
 
-bench-live: deps ## live boot of the Debian ISO from a DVD and a USB stick as slow as real ones: time to a login prompt, ours (plain and boot-ordered) vs dmsquash-live on our kernel and on Debian's (build/bench/run-live/)
+bench-live: deps ## live boot of the Debian ISO from a DVD and a USB stick as slow as real ones: time to a login prompt, ours (boot-ordered as shipped, and plain) vs dmsquash-live on our kernel and on Debian's (build/bench/run-live/)
 	@[ -f "$(BUILD)/livesquash-debian.iso" ] || $(MAKE) --no-print-directory iso ROOTFS=debian
 	@bash $(TOP)/boot-tests/bench/liveboot.sh

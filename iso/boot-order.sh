@@ -1,7 +1,7 @@
 #!/bin/bash
 # iso/boot-order.sh ISO SORTFILE: the order in which a boot of ISO first reads the files
-# of its root image, as an `mksquashfs -sort` file (`make boot-order`; `make iso
-# BOOT_ORDER=1` packs the image with it, `iso/remaster --sort` any ISO's image).
+# of its root image, as an `mksquashfs -sort` file (`make boot-order`; `make
+# iso` packs the image with it, `iso/remaster --sort` any ISO's image).
 #
 # A profiling boot, in QEMU, of a copy of ISO with the test hook added
 # (boot-tests/testiso.sh: the product has no hook; the hook's own files are left out of
@@ -34,7 +34,7 @@ out=${2:-}
 [[ -n $iso && -n $out ]] || die "usage: boot-order.sh ISO SORTFILE"
 [[ -f $iso ]] || die "no $iso"
 w=$BUILD/boot-order/$(basename "$iso" .iso)
-mkdir -p "$w"
+mkdir -p "$w" "$(dirname "$out")"
 
 echo "# boot-order: profiling a boot of $iso (files in $w)"
 bash "$TOP/boot-tests/testiso.sh" "$iso" "$w/profile.iso" >"$w/testiso.log" 2>&1 ||

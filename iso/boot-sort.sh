@@ -15,7 +15,7 @@
 # The second form prints the extent of those files' data in IMAGE (packed with them):
 # the byte offset where the last of them ends, so that the boot can read the image's
 # start up to there in one pass (IMAGE.prefetch, read by dracut-module/90livesquash).
-# Used by iso/mkimage.sh (make iso BOOT_ORDER=1) and iso/remaster --sort.
+# Used by iso/mkimage.sh (make iso, with a profile) and iso/remaster --sort.
 set -euo pipefail
 
 if [[ ${1:-} == --extent ]]; then

@@ -5,7 +5,8 @@
 
 KERNEL ?= $(BZIMAGE)## kernel image put on the ISO
 KVER ?= ## kernel version whose modules dracut adds (empty: our kernel, no modules, dracut --no-kernel)
-BOOT_ORDER ?= 0## iso: 1 = pack the image's files in the order a boot first reads them (mksquashfs -sort with the profile of `make boot-order`, made first if missing; those files without fragments, and squashfs.img.prefetch so that the initrd reads them in one pass)
+BOOT_ORDER ?= 1## iso: pack the image's files in the order a boot first reads them, from the profile BOOT_ORDER_SORT where there is one (mksquashfs -sort; those files without fragments, and squashfs.img.prefetch so that the initrd reads them in one pass); 0 = mksquashfs's own order
+BOOT_ORDER_SORT ?= $(TOP)/iso/boot-order/$(ROOTFS).sort## iso: the boot-order profile (shipped for debian; `make boot-order` makes it anew)
 IN ?= ## remaster: input ISO
 OUT ?= ## remaster: output ISO (must not exist unless FORCE=1)
 ADD ?= ## remaster: folders merged into the root, space-separated
@@ -20,8 +21,7 @@ ISO_TREE := $(BUILD)/iso/$(ROOTFS)/tree
 SQUASHFS_IMG := $(ISO_TREE)/LiveOS/squashfs.img
 INITRD := $(BUILD)/initramfs/initrd.img
 ISO := $(BUILD)/livesquash-$(ROOTFS).iso
-BOOT_ORDER_SORT := $(BUILD)/iso/$(ROOTFS)/boot-order.sort
-# the sort file mkimage.sh packs with: only with BOOT_ORDER=1, once the profile exists
+# the sort file mkimage.sh packs with: with BOOT_ORDER=1, where there is a profile
 IMAGE_SORT = $(if $(filter 1,$(BOOT_ORDER)),$(wildcard $(BOOT_ORDER_SORT)))
 
 export KERNEL KVER
@@ -41,11 +41,8 @@ initramfs: ## build build/initramfs/initrd.img with dracut and dracut-module/90l
 # driver rebuilds the kernel first; any other KERNEL= is just a file.
 iso: image initramfs $(KERNEL) ## make build/livesquash-ROOTFS.iso (hybrid BIOS+UEFI, GRUB menu, volume label CDLABEL)
 	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkiso.sh $(ISO) $(ISO_TREE) $(KERNEL) $(INITRD) $(CDLABEL) $(ROOTFS)
-	@if [ "$(BOOT_ORDER)" = 1 ] && [ -z "$(IMAGE_SORT)" ]; then \
-		bash $(TOP)/iso/boot-order.sh $(ISO) $(BOOT_ORDER_SORT) && \
-		$(MAKE) --no-print-directory iso BOOT_ORDER=1; fi
 
-boot-order: deps ## profile a boot of build/livesquash-ROOTFS.iso in QEMU: the order it first reads its files, as an mksquashfs -sort file (build/iso/ROOTFS/boot-order.sort)
+boot-order: deps ## profile a boot of build/livesquash-ROOTFS.iso in QEMU: the order it first reads its files, as an mksquashfs -sort file (BOOT_ORDER_SORT: iso/boot-order/ROOTFS.sort, which the next make iso packs with)
 	@[ -f "$(ISO)" ] || $(MAKE) --no-print-directory iso
 	@bash $(TOP)/iso/boot-order.sh $(ISO) $(BOOT_ORDER_SORT)
 

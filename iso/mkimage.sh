@@ -3,7 +3,7 @@
 # mksquashfs, unless the image is newer than every file of the tree and was
 # made with the same compressor, block size and sort file.  Real owners are kept.
 # usage: mkimage.sh ROOT_TREE ISO_TREE COMP BLOCK_SIZE [SORT_FILE]
-# SORT_FILE (make iso BOOT_ORDER=1: iso/boot-order.sh's profile) orders the files'
+# SORT_FILE (make iso: the profile iso/boot-order/ROOTFS.sort, where there is one) orders the files'
 # data with mksquashfs -sort, and keeps those files out of fragment blocks
 # (iso/boot-sort.sh); its lines for paths the tree lacks are dropped. The image then
 # comes with squashfs.img.prefetch: how many bytes at its start hold those files,

@@ -8,18 +8,22 @@
 # usage: bash boot-tests/bench/liveboot.sh
 # Every boot is direct (-kernel/-initrd with the ISO's first GRUB entry's command line;
 # GRUB would add the same 7-15 s under TCG to each), the medium holding the test ISO
-# (boot-tests/testiso.sh: the product ISO with the test hook). The variants:
+# (boot-tests/testiso.sh: the product ISO with the test hook, in the product's boot
+# order). The variants:
 #   ours     our kernel (squashfs built in, ours), the ISO's initrd (dracut with our
-#            90livesquash), the image as `make iso` packs it
-#   ordered  the same with the image's files in boot order: the test ISO remastered with
-#            `iso/remaster --sort` and the profile of iso/boot-order.sh (made once, kept
-#            as build/iso/debian/boot-order.sort, `make boot-order`)
+#            90livesquash), the image as `make iso` packs it (for debian: its files in
+#            the boot order of the shipped profile, iso/boot-order/debian.sort)
+#   plain    the same with the image in mksquashfs's own order: the test ISO
+#            remastered with its image repacked and no profile (`iso/remaster --run
+#            true`), so ours against plain is what the boot order gains
 #   dracut   peer (a): our kernel with an initrd of dracut's dmsquash-live instead of
-#            ours (boot-tests/dmsquash-initrd.sh; rd.live.overlay.overlayfs=1)
+#            ours (boot-tests/dmsquash-initrd.sh; rd.live.overlay.overlayfs=1), the
+#            plain image
 #   debian   peer (b), what a user boots otherwise: Debian's own kernel (the newest
 #            /boot/vmlinuz-*-amd64 here) with its stock squashfs.ko, and dracut's
 #            dmsquash-live initrd for it (dracut --no-hostonly: every storage driver as
-#            a module); the same image, packed the usual way (mksquashfs -comp xz)
+#            a module); the plain image (packed the usual way: mksquashfs -comp xz, in
+#            its own order)
 # "login" is the moment the console shows the serial getty's "login: "; "ready" the
 # moment the test hook (a unit after getty.target) has its first `systemctl
 # is-system-running` answer and writes it to the second serial port (ls_qemu
@@ -35,7 +39,7 @@
 # Output: a table, build/bench/run-live/live.{tsv,json}, logs per boot
 # (MEDIUM-VARIANT-ROUND.*: console, out, medium.log: every read of the medium and its cost).
 # Environment: LIVE_ISO (default build/livesquash-debian.iso), BENCH_LIVE_MEDIA
-# ("dvd usb"; also cd), BENCH_LIVE_VARIANTS ("ours ordered dracut debian"),
+# ("dvd usb"; also cd), BENCH_LIVE_VARIANTS ("ours plain dracut debian"),
 # BENCH_LIVE_ROUNDS (2), BENCH_LIVE_SCALE (1: the medium's costs times this; the run
 # prints the guests' CPU slowdown against this host, the factor that restores real
 # proportions between CPU and medium), BENCH_LIVE_MEM (1024), BENCH_LIVE_SMP (2),
@@ -55,8 +59,7 @@ MEM=${BENCH_LIVE_MEM:-1024}
 SMP=${BENCH_LIVE_SMP:-2}
 TMO=${BENCH_LIVE_TIMEOUT:-1200}
 read -ra media <<<"${BENCH_LIVE_MEDIA:-dvd usb}"
-read -ra variants <<<"${BENCH_LIVE_VARIANTS:-ours ordered dracut debian}"
-SORT=${BENCH_LIVE_SORT:-$BUILD/iso/debian/boot-order.sort}
+read -ra variants <<<"${BENCH_LIVE_VARIANTS:-ours plain dracut debian}"
 # the medium's costs times BENCH_LIVE_SCALE (see iso/medium.py): 1, or the TCG slowdown
 SCALE=${BENCH_LIVE_SCALE:-1}
 [[ $SCALE =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "liveboot: BENCH_LIVE_SCALE: a number (got '$SCALE')" >&2; exit 1; }
@@ -74,7 +77,7 @@ for m in "${media[@]}"; do
 	[[ $m =~ ^(cd|dvd|usb)$ ]] || die "BENCH_LIVE_MEDIA: cd, dvd or usb (got '$m')"
 done
 for v in "${variants[@]}"; do
-	[[ $v =~ ^(ours|ordered|dracut|debian)$ ]] || die "BENCH_LIVE_VARIANTS: ours ordered dracut debian (got '$v')"
+	[[ $v =~ ^(ours|plain|dracut|debian)$ ]] || die "BENCH_LIVE_VARIANTS: ours plain dracut debian (got '$v')"
 done
 if [[ ${BENCH_LIVE_MODES:-no} == yes ]]; then
 	variants+=(ram ram-bg persist)
@@ -85,26 +88,23 @@ accel=$(ls_accel)
 
 # the ISO with the test hook (the product has none), its kernel, initrd and command line
 TEST=$C/test-$(basename "$ISO")
-bash "$TOP/boot-tests/testiso.sh" "$ISO" "$TEST" >"$R/testiso.log" 2>&1 ||
+bash "$TOP/boot-tests/testiso.sh" "$ISO" "$TEST" "$TOP/iso/boot-order/debian.sort" >"$R/testiso.log" 2>&1 ||
 	die "cannot add the test hook to $ISO: $(tail -n 1 "$R/testiso.log")"
 ls_iso_boot_files "$TEST" "$R/boot" || die "cannot boot $TEST directly"
 cmdline="$LS_ISO_CMDLINE${BENCH_LIVE_APPEND:+ $BENCH_LIVE_APPEND}"
 
-# ordered: the test ISO with its image in boot order (cached under a key of the test
-# ISO, the sort file and the remaster)
-ORDERED=""
-if has ordered; then
-	if [[ ! -s $SORT ]]; then
-		bash "$TOP/iso/boot-order.sh" "$ISO" "$SORT" || die "no boot-order profile"
-	fi
-	key=$(cat "$TEST.key" "$SORT" "$TOP/iso/remaster" "$TOP/iso/boot-sort.sh" | sha256sum | cut -c1-16)
-	ORDERED=$C/ordered-$(basename "$ISO")
-	if [[ ! -f $ORDERED || $(cat "$ORDERED.key" 2>/dev/null) != "$key" ]]; then
-		echo "# remastering $TEST with its image in boot order ($SORT)"
-		rm -f "$ORDERED" "$ORDERED.key"
-		bash "$TOP/iso/remaster" --sort "$SORT" "$TEST" "$ORDERED" >"$R/remaster.log" 2>&1 ||
-			die "iso/remaster --sort failed: $(tail -n 2 "$R/remaster.log")"
-		echo "$key" >"$ORDERED.key"
+# plain: the test ISO with its image repacked in mksquashfs's own order, also what the
+# peers boot (cached under a key of the test ISO and the remaster)
+PLAIN=""
+if has plain || has dracut || has debian; then
+	key=$(cat "$TEST.key" "$TOP/iso/remaster" "$TOP/iso/boot-sort.sh" | sha256sum | cut -c1-16)
+	PLAIN=$C/plain-$(basename "$ISO")
+	if [[ ! -f $PLAIN || $(cat "$PLAIN.key" 2>/dev/null) != "$key" ]]; then
+		echo "# remastering $TEST with its image repacked in mksquashfs's order"
+		rm -f "$PLAIN" "$PLAIN.key"
+		bash "$TOP/iso/remaster" --run true "$TEST" "$PLAIN" >"$R/remaster.log" 2>&1 ||
+			die "iso/remaster failed: $(tail -n 2 "$R/remaster.log")"
+		echo "$key" >"$PLAIN.key"
 	fi
 fi
 # the dmsquash-live initrds: for our kernel (peer a), for Debian's (peer b)
@@ -155,11 +155,11 @@ boot() {
 	local initrd=$R/boot/initrd.img iso=$TEST
 	local -a disk=()
 	case $v in
-	ordered) iso=$ORDERED ;; # (the remaster changed the image only)
-	dracut) append="$cmdline rd.live.overlay.overlayfs=1" initrd=$peer ;;
+	plain) iso=$PLAIN ;; # (the remaster changed the image only)
+	dracut) append="$cmdline rd.live.overlay.overlayfs=1" initrd=$peer iso=$PLAIN ;;
 	debian)
 		append="$cmdline rd.live.overlay.overlayfs=1 rd.driver.pre=qemu_fw_cfg"
-		kernel=/boot/vmlinuz-$dkver initrd=$peerb
+		kernel=/boot/vmlinuz-$dkver initrd=$peerb iso=$PLAIN
 		;;
 	ram) append="$cmdline rd.live.ram" ;;
 	ram-bg) append="$cmdline rd.live.ram=background" ;;

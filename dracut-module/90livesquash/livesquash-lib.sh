@@ -338,15 +338,21 @@ livesquash_ram_background() {
         < /dev/null > /dev/null 2>&1 &
 }
 
-# An image packed in boot order (make iso BOOT_ORDER=1, iso/remaster --sort) has
+# An image packed in boot order (make iso with a profile, iso/remaster --sort) has
 # IMAGE.prefetch beside it: how many bytes at its start hold the files a boot reads.
-# They are read here in one sequential pass, into the page cache, before the boot
-# asks for them file by file: on a DVD one seek instead of one or more per file.
-# Not for a copy in RAM; rd.live.prefetch=0 (ours) turns it off.
+# On a CD or DVD they are read here in one sequential pass, into the page cache,
+# before the boot asks for them file by file: one seek instead of one or more per
+# file. Elsewhere (a USB stick, a disk) the boot's reads cost no seek, and a pass
+# first would only make the boot wait for it. Not for a copy in RAM;
+# rd.live.prefetch (ours): 0 never, 1 on any medium.
 livesquash_prefetch() {
     _ls_pf=$1.prefetch
     [ -r "$_ls_pf" ] || return 0
-    [ -n "$(livesquash_get noprefetch)" ] && return 0
+    case "$(livesquash_get prefetch)" in
+        never) return 0 ;;
+        always) ;;
+        *) case "$(readlink -f "$(livesquash_get dev)")" in /dev/sr*) ;; *) return 0 ;; esac ;;
+    esac
     read -r _ls_n < "$_ls_pf" || _ls_n=
     case "$_ls_n" in
         0) return 0 ;;

@@ -62,7 +62,14 @@ case "$root" in
                 livesquash_set ram 1
             fi
             livesquash_set ovlsize "$(getargnum '' 1 1048576 rd.live.overlay.size=)"
-            getargbool 1 rd.live.prefetch || livesquash_set noprefetch 1
+            # rd.live.prefetch (ours): unset, on a CD/DVD only; 0 never; 1 always
+            if getarg rd.live.prefetch > /dev/null; then
+                if getargbool 1 rd.live.prefetch; then
+                    livesquash_set prefetch always
+                else
+                    livesquash_set prefetch never
+                fi
+            fi
             livesquash_parse_overlay "$_ls_dir" "$_ls_timeout"
 
             # dracut's own main loop gives up after rd.retry (180) seconds:
