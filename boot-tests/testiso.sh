@@ -23,7 +23,8 @@ sort=${3:-}
 }
 key=$( {
 	sha256sum <"$product"
-	cat "$here"/hook/* "$top/iso/remaster" "$top/iso/boot-sort.sh" "$0" ${sort:+"$sort"}
+	cat "$here"/hook/* "$top/iso/remaster" "$top/iso/boot-sort.sh" "$0"
+	[[ -z $sort || ! -f $sort ]] || cat "$sort"
 } | sha256sum | cut -c1-32)
 if [[ -f $test && $(cat "$test.key" 2>/dev/null) == "$key" ]]; then
 	echo "testiso: $test is up to date"
