@@ -440,7 +440,36 @@ suite_remaster() {
 		cmdline_changed "$LS_LOGDIR/$tag-uefi-usb/console.txt"
 	tap_test "[$tag-uefi-usb] from a USB stick (no seeks) our initrd mounts the image without reading its start first" \
 		no_prefetch "$LS_LOGDIR/$tag-uefi-usb/console.txt"
+	prefetch_option_boot "$tag-usb-prefetch1" "$dir/remastered.iso" usb rd.live.prefetch=1 yes
+	prefetch_option_boot "$tag-cd-prefetch0" "$dir/remastered.iso" cd rd.live.prefetch=0 no
 	dmsquash_boot "$tag-dmsquash" "$dir/remastered.iso"
+}
+
+# prefetch_option_boot TAG ISO cd|usb WORD yes|no: ISO's first entry booted directly
+# from a CD or a USB stick with WORD added to its command line, as far as the root's
+# hook; whether our initrd read the boot-ordered image's start first (yes) or not
+prefetch_option_boot() {
+	local tag=$1 iso=$2 medium=$3 word=$4 want=$5 dir=$LS_LOGDIR/$1
+	local -a usb=()
+	[[ $medium == usb ]] && usb=(--usb)
+	mkdir -p "$dir"
+	if ! ls_iso_boot_files "$iso" "$dir" 2>"$dir/extract.log"; then
+		tap_notok "[$tag] the ISO's kernel and its root=live: command line" "$(cat "$dir/extract.log")"
+		return 0
+	fi
+	printf '#!/bin/sh\necho "@@ DONE" >/dev/ttyS1\nsync\necho o >/proc/sysrq-trigger\n' >"$dir/autorun"
+	ls_qemu "$tag" "$BOOT_TIMEOUT" --iso "$iso" "${usb[@]}" --kernel "$dir/vmlinuz" --initrd "$dir/initrd.img" \
+		--append "$LS_ISO_CMDLINE $word panic=-1" --autorun "$dir/autorun" --stop-on "$LS_STOP_REGEX"
+	tap_diag "boot $tag: $LS_QEMU_SECONDS s with $(ls_accel), QEMU exit $LS_QEMU_RC"
+	tap_test "[$tag] the root's hook ran" grep -m1 -x '@@ DONE' "$dir/results.txt"
+	if [[ $want == yes ]]; then
+		tap_test "[$tag] with $word from a $medium our initrd read the image's boot-ordered start first" \
+			grep -m1 "livesquash: read the first .* KiB of LiveOS/squashfs.img" "$dir/console.txt"
+	else
+		tap_test "[$tag] with $word from a $medium our initrd mounts the image without reading its start first" \
+			no_prefetch "$dir/console.txt"
+	fi
+	console_test "$tag"
 }
 
 # prefetch_read LIVEOS CONSOLE: LIVEOS/squashfs.img.prefetch (the remastered ISO as

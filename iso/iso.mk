@@ -5,7 +5,7 @@
 
 KERNEL ?= $(BZIMAGE)## kernel image put on the ISO
 KVER ?= ## kernel version whose modules dracut adds (empty: our kernel, no modules, dracut --no-kernel)
-BOOT_ORDER ?= 1## iso: pack the image's files in the order a boot first reads them, from the profile BOOT_ORDER_SORT where there is one (mksquashfs -sort; those files without fragments, and squashfs.img.prefetch so that the initrd reads them in one pass); 0 = mksquashfs's own order
+BOOT_ORDER ?= 1## iso: pack the image's files in the order a boot first reads them, from the profile BOOT_ORDER_SORT where there is one (mksquashfs -sort; those files without fragments, and squashfs.img.prefetch so that the initrd reads them in one pass from a CD/DVD); 0 = mksquashfs's own order
 BOOT_ORDER_SORT ?= $(TOP)/iso/boot-order/$(ROOTFS).sort## iso: the boot-order profile (shipped for debian; `make boot-order` makes it anew)
 IN ?= ## remaster: input ISO
 OUT ?= ## remaster: output ISO (must not exist unless FORCE=1)

@@ -97,7 +97,7 @@ cmdline="$LS_ISO_CMDLINE${BENCH_LIVE_APPEND:+ $BENCH_LIVE_APPEND}"
 # peers boot (cached under a key of the test ISO and the remaster)
 PLAIN=""
 if has plain || has dracut || has debian; then
-	key=$(cat "$TEST.key" "$TOP/iso/remaster" "$TOP/iso/boot-sort.sh" | sha256sum | cut -c1-16)
+	key=$(cat "$TEST.key" "$TOP/iso/remaster" | sha256sum | cut -c1-16)
 	PLAIN=$C/plain-$(basename "$ISO")
 	if [[ ! -f $PLAIN || $(cat "$PLAIN.key" 2>/dev/null) != "$key" ]]; then
 		echo "# remastering $TEST with its image repacked in mksquashfs's order"
