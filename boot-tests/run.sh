@@ -660,8 +660,8 @@ no_crash() { # CONSOLE...
 # ---- missing medium ----------------------------------------------------------
 # waited_for CONSOLE REGEX: kernel timestamps "[ t]" of the first line saying the
 # wait began ("waiting ..." from the dracut module, else the kernel's start at 0)
-# and of the first REGEX line are 9-40 s apart (10 s, less up to 1 s of a
-# whole-second deadline)
+# and of the first REGEX line are 9-40 s apart (the module waits 10-11 s from its
+# cmdline hook, a little before the "waiting" line)
 waited_for() {
 	awk -v re="$2" '
 	function ts(l) { sub(/^[^\[]*\[ */, "", l); sub(/\].*/, "", l); return l + 0 }

@@ -43,6 +43,13 @@ livesquash_uptime() {
     echo "${_ls_up%%.*}"
 }
 
+# the whole second of livesquash_uptime by which at least $1 seconds will have
+# passed: one more than a sum with the truncated clock, which could come up to a
+# second short of what was asked
+livesquash_deadline() {
+    echo $(($(livesquash_uptime) + $1 + 1))
+}
+
 # hundredths of a second since the kernel started
 livesquash_uptime_cs() {
     read -r _ls_up _ < /proc/uptime
@@ -135,7 +142,7 @@ livesquash_check_deadline() {
         livesquash_fail "live medium $(livesquash_get spec) not found after $_ls_timeout s"
     fi
     # back from the shell: wait once more
-    livesquash_set deadline $(($(livesquash_uptime) + _ls_timeout))
+    livesquash_set deadline "$(livesquash_deadline "$_ls_timeout")"
 }
 
 # initqueue finished job for rd.live.overlay=: its device is there, or the

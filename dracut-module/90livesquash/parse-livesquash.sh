@@ -30,7 +30,7 @@ livesquash_parse_overlay() {
     # wait for it as long as for the medium, but at most 15 s
     _ls_w=$2
     [ "$_ls_w" -eq 0 ] || [ "$_ls_w" -gt 15 ] && _ls_w=15
-    livesquash_set ovldeadline $(($(livesquash_uptime) + _ls_w))
+    livesquash_set ovldeadline "$(livesquash_deadline "$_ls_w")"
     echo '. /lib/livesquash-lib.sh; livesquash_persist_ready' \
         > "$hookdir/initqueue/finished/livesquash-persist.sh"
 }
@@ -52,7 +52,7 @@ case "$root" in
             livesquash_set dir "$_ls_dir"
             livesquash_set img "${_ls_img:-squashfs.img}"
             livesquash_set timeout "$_ls_timeout"
-            livesquash_set deadline $(($(livesquash_uptime) + _ls_timeout))
+            livesquash_set deadline "$(livesquash_deadline "$_ls_timeout")"
             livesquash_set isoscan "$(getarg iso-scan/filename=)"
             getargbool 0 rd.live.check && livesquash_set check 1
             livesquash_set checktimeout "$(getargnum 900 1 86400 rd.live.check.timeout=)"
