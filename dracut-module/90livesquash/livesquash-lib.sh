@@ -73,7 +73,6 @@ livesquash_mib() {
     echo $(((_ls_b + 1048575) / 1048576))
 }
 
-# true when the medium is there and carries a filesystem
 # the filesystem type of device $1 as udev's blkid found it (its database, as
 # dracut's det_fs reads it): no new probe, which on a CD reads its first MiBs
 # again, seeking; blkid itself where udev has none (a loop device just made)
@@ -83,6 +82,7 @@ livesquash_fstype() {
     echo "$_ls_ft"
 }
 
+# true when the medium is there and carries a filesystem
 livesquash_medium_ready() {
     if [ -n "$(livesquash_get isoscan)" ] && [ -z "$(livesquash_get isoloop)" ]; then
         livesquash_isoscan || return 1
