@@ -2,6 +2,7 @@
 """iso/medium.py: a slow medium for QEMU (ls_qemu --medium; `make bench-live`).
 
 usage: medium.py MODEL IMAGE SOCKET [LOG]
+       medium.py --load MODEL FILE...
 
 Serves IMAGE read-only over NBD (the fixed newstyle handshake, simple replies) on the
 unix socket SOCKET, and answers each read only after the time the medium MODEL would
@@ -31,6 +32,11 @@ answered at its virtual time or, if the host is late already, at once, so the
 server's own work is not charged twice. LOG (optional) gets one line per request:
 time, offset, length, cost, seek or not; and at the end the totals (reads, bytes,
 seeks, the medium's clock at the last answer, and its busy time: the sum of the costs).
+
+--load prints the seconds MODEL takes to give a boot loader the FILEs (a kernel, an
+initrd): each one a seek away from the last, read front to back in requests of
+LOAD_CHUNK bytes (what GRUB asks of the firmware at a time), each with the model's
+overhead. `make bench-live` boots its kernels directly and adds this time.
 """
 
 import os
@@ -46,6 +52,8 @@ MODELS = {
     "usb": (30e6, 0.0, 0, 0.001),
     "fast": (None, 0.0, 0, 0.0),
 }
+
+LOAD_CHUNK = 64 << 10
 
 NBDMAGIC = 0x4E42444D41474943
 IHAVEOPT = 0x49484156454F5054
@@ -122,6 +130,18 @@ class Medium:
             self.reads, self.bytes, self.seeks, self.vclock, self.busy)
 
 
+def load_cost(model, scale, sizes):
+    """seconds the medium takes to read files of these sizes, each after a seek"""
+    rate, seek, _, overhead = MODELS[model]
+    if rate is None:
+        return 0.0
+    t = 0.0
+    for size in sizes:
+        chunks = -(-size // LOAD_CHUNK)
+        t += seek + chunks * overhead + size / rate
+    return t * scale
+
+
 def handshake(conn, rfile, size):
     """the fixed newstyle negotiation; True once the client has chosen the export"""
     conn.sendall(struct.pack(">QQH", NBDMAGIC, IHAVEOPT, FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES))
@@ -174,10 +194,23 @@ def serve(conn, rfile, medium):
 
 
 def main():
+    usage = "usage: medium.py %s[xN] IMAGE SOCKET [LOG]\n       medium.py --load MODEL[xN] FILE..." % "|".join(MODELS)
+    load = len(sys.argv) > 1 and sys.argv[1] == "--load"
+    if load:
+        del sys.argv[1]
     # MODEL or MODELxN: every cost N times (see the scale note above)
     model, _, scale = sys.argv[1].partition("x") if len(sys.argv) > 1 else ("", "", "")
-    if len(sys.argv) not in (4, 5) or model not in MODELS or (scale and not scale.replace(".", "", 1).isdigit()):
-        sys.exit("usage: medium.py %s[xN] IMAGE SOCKET [LOG]" % "|".join(MODELS))
+    if model not in MODELS or (scale and not scale.replace(".", "", 1).isdigit()):
+        sys.exit(usage)
+    if load:
+        try:
+            sizes = [os.stat(f).st_size for f in sys.argv[2:]]
+        except OSError as e:
+            sys.exit("medium.py: %s" % e)
+        print("%.2f" % load_cost(model, float(scale or 1), sizes))
+        return
+    if len(sys.argv) not in (4, 5):
+        sys.exit(usage)
     image, path = sys.argv[2:4]
     log = open(sys.argv[4], "w", buffering=1) if len(sys.argv) == 5 else None
     fd = os.open(image, os.O_RDONLY)
