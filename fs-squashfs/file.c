@@ -16,6 +16,9 @@
 #include <linux/refcount.h>
 #include "internal.h"
 
+/* helpers for readaheads' blocks and for fragment blocks ahead */
+static struct workqueue_struct *sqfs_wq;
+
 /*
  * A walk of a long block list keeps a checkpoint every SQFS_SEEK_STEP blocks,
  * so that a read far into a huge file starts from the nearest one instead of
@@ -153,6 +156,45 @@ struct sqfs_run {
 	u32 word[SQFS_RUN_MAX];
 };
 
+/*
+ * A reader going through a tree in order (tar, cp -a, an installer's copy)
+ * meets the fragment blocks in the order mksquashfs filled them. When it
+ * moves on from one to the next, the one after that is decompressed on
+ * another CPU meanwhile, into the fragment cache. A reader in any other
+ * order starts nothing, so random reads and lookups cost no more; one
+ * block ahead, one work item per mount. A failure there is silent (see
+ * sqfs_say): the block is not cached, and the reader that needs it meets
+ * the failure and reports it.
+ */
+static void sqfs_frag_ahead(struct super_block *sb, u32 idx)
+{
+	struct sqfs_sb *sbi = SQFS_SB(sb);
+	u32 last = READ_ONCE(sbi->frag_last);
+
+	if (idx == last)
+		return;
+	WRITE_ONCE(sbi->frag_last, idx);
+	if (idx != last + 1 || idx + 1 >= sbi->frag_count ||
+	    work_pending(&sbi->frag_ra))
+		return;
+	WRITE_ONCE(sbi->frag_next, idx + 1);
+	queue_work(sqfs_wq, &sbi->frag_ra);
+}
+
+void sqfs_frag_ra_work(struct work_struct *work)
+{
+	struct sqfs_sb *sbi = container_of(work, struct sqfs_sb, frag_ra);
+	struct sqfs_cblk *b;
+	u64 pos;
+	u32 word;
+
+	if (sqfs_frag_lookup(sbi->sb, READ_ONCE(sbi->frag_next), &pos, &word))
+		return;
+	b = sqfs_frag_get(sbi->sb, pos, word, 0, 0);
+	if (!IS_ERR(b))
+		sqfs_cblk_put(b);
+}
+
 /* the tail of the file, in a fragment block */
 static int sqfs_src_frag(struct inode *inode, struct sqfs_src *src)
 {
@@ -170,6 +212,7 @@ static int sqfs_src_frag(struct inode *inode, struct sqfs_src *src)
 		return PTR_ERR(b);
 	src->frag = b;
 	src->data = sqfs_cblk_data(b) + si->frag_off;
+	sqfs_frag_ahead(inode->i_sb, si->frag);
 	return 0;
 }
 
@@ -451,8 +494,6 @@ struct sqfs_job {
 	unsigned int n;
 	struct page *pages[];
 };
-
-static struct workqueue_struct *sqfs_wq;
 
 static void sqfs_job_put(struct sqfs_job *j)
 {

@@ -118,6 +118,12 @@ struct sqfs_sb {
 	struct sqfs_bcache frag;
 	struct shrinker shrinker;
 	bool shrinker_on;
+
+	struct super_block *sb;
+	/* the fragment block after the one a reader moved on to (file.c) */
+	struct work_struct frag_ra;
+	u32 frag_last;		/* the fragment readers asked for last */
+	u32 frag_next;		/* the one frag_ra loads */
 };
 
 struct sqfs_inode {
@@ -227,6 +233,7 @@ void sqfs_dir_evict(struct inode *dir);
 extern const struct address_space_operations sqfs_file_aops;
 extern const struct file_operations sqfs_file_fops;
 void sqfs_file_evict(struct inode *inode);
+void sqfs_frag_ra_work(struct work_struct *work);
 int sqfs_jobs_init(void);
 void sqfs_jobs_exit(void);
 

@@ -12,13 +12,22 @@
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
 #include <linux/magic.h>
+#include <linux/workqueue.h>
 #include "internal.h"
 
 static struct kmem_cache *sqfs_inode_cachep;
 
+/* the fragment read-ahead leaves failures to the reader that meets them */
+static bool sqfs_quiet(const struct super_block *sb)
+{
+	return sb->s_fs_info && current_work() == &SQFS_SB(sb)->frag_ra;
+}
+
 /* an image's messages are limited per image (sqfs_get_tree sets the limit) */
 static bool sqfs_say(const struct super_block *sb)
 {
+	if (sqfs_quiet(sb))
+		return false;
 	return !sb->s_fs_info || __ratelimit(&SQFS_SB(sb)->ratelimit);
 }
 
@@ -49,7 +58,8 @@ int sqfs_corrupt(const struct super_block *sb, const char *fmt, ...)
 		pr_err("livesquash (%s): corrupt image: %pV\n", sb->s_id, &vaf);
 		va_end(args);
 	}
-	if (sb->s_fs_info && SQFS_SB(sb)->errors == SQFS_ERRORS_PANIC)
+	if (sb->s_fs_info && SQFS_SB(sb)->errors == SQFS_ERRORS_PANIC &&
+	    !sqfs_quiet(sb))
 		panic("livesquash (%s): corrupt image and errors=panic\n",
 		      sb->s_id);
 	return -EUCLEAN;
@@ -312,6 +322,7 @@ static int sqfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_time_min = 0;
 	sb->s_time_max = U32_MAX;
+	sbi->sb = sb;
 
 	d = kmalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
@@ -354,6 +365,7 @@ static int sqfs_get_tree(struct fs_context *fc)
 		return -ENOMEM;
 	sbi->errors = opts->errors;
 	sbi->meta_ra_kib = opts->meta_ra_kib;
+	INIT_WORK(&sbi->frag_ra, sqfs_frag_ra_work);
 	ratelimit_state_init(&sbi->ratelimit, DEFAULT_RATELIMIT_INTERVAL,
 			     DEFAULT_RATELIMIT_BURST);
 	/* sget hands it to the new superblock, or leaves it for sqfs_free_fc */
@@ -403,6 +415,9 @@ static void sqfs_kill_sb(struct super_block *sb)
 {
 	struct sqfs_sb *sbi = SQFS_SB(sb);
 
+	/* no reader is left to queue it again; it reads the device */
+	if (sbi)
+		cancel_work_sync(&sbi->frag_ra);
 	kill_block_super(sb);
 	if (!sbi)
 		return;

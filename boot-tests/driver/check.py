@@ -369,6 +369,16 @@ def check_good(tap, name, r, seg, row, want, rundir, hangs, drv):
            "than of the first (%s bytes, first %s, a readdir %s)"
            % (d, "100,000" if row[6] == "big" else "5,000", last, first, lk.get("scan")),
            r.get("LOOKUP"))
+    # fragment blocks ahead (ours): in a 4K-block image with fragments, after the files
+    # in the fragment blocks k and k + 1 were read in that order, k + 2 is in memory
+    # (a file there reads nothing from the disk); after k + 3 and k, it is not
+    if drv in ("builtin", "ours") and row[4] == "4K" and row[2] == "mk" and "-no-fragments" not in row[5]:
+        fa = kv(r.get("FRAGAHEAD", ""))
+        ctl, seq = (int(fa[k]) if fa.get(k, "").isdigit() else None for k in ("ctl", "seq"))
+        tap.ok(ctl is not None and seq is not None and ctl > 0 and seq == 0,
+               "%s: fragment read-ahead: after the fragment blocks k and k + 1 in order, k + 2 is read "
+               "ahead (a file in it then reads %s bytes from the disk; after k + 3 and k: %s)" % (d, seq, ctl),
+               r.get("FRAGAHEAD"))
     rd = r.get("READDIR", "")
     rdk = kv(rd)
     tap.ok(rdk.get("rc") == "0" and rdk.get("fail") == "0" and int(rdk.get("dirs", "0")) > 0,

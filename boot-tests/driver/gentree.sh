@@ -239,6 +239,12 @@ else:
     for i in range(nbig):
         name = "entry-%06d-%s" % (i, "x" * (i % 23))
         mkfile("bigdir/" + name, text(i % 41))
+    # four files of 3000 random bytes: in a 4K-block image each is in a fragment
+    # block of its own (two do not fit in one), in this order (guest-init.sh
+    # frag_ahead)
+    mkdir("fragahead")
+    for i in range(4):
+        mkfile("fragahead/f%d" % i, bytes(rng.randbytes(3000)))
     if kind == "big":
         mkdir("huge")
         sparse("huge/sparse-64M", 64 << 20, [((64 << 20) - 4096, text(4096))])

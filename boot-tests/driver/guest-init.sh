@@ -117,6 +117,40 @@ lookup_cost() { # DEV DRV
 	grep -q ' /mnt ' /proc/mounts || mount -t squashfs -o ro "/dev/$1" /mnt
 }
 
+# frag_cost DEV F...: remount DEV with cold caches, read fragahead/F of each F but the
+# last, wait a second, then print the bytes a read of the last reads from the disk
+frag_cost() {
+	fd=$1
+	shift
+	umount /mnt || return 1
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	mount -t squashfs -o ro "/dev/$fd" /mnt 2>/tmp/err || return 1
+	(cd /mnt/fragahead && stat f0 f1 f2 f3 >/dev/null) || return 1
+	while [ $# -gt 1 ]; do
+		cat "/mnt/fragahead/$1" >/dev/null || return 1
+		shift
+	done
+	sleep 1
+	b0=$(rbytes "$fd")
+	cat "/mnt/fragahead/$1" >/dev/null || return 1
+	echo $(($(rbytes "$fd") - b0))
+}
+
+# FRAGAHEAD: in a 4K-block image with fragments, fragahead/f0..f3 (gentree.sh) are in
+# four fragment blocks in a row. Read f3, f0 (out of order), then f2: the disk gives
+# its block then (ctl). Cold again, read f3, f0, f1 (in order), then f2: our driver
+# has read that block meanwhile, so f2 reads nothing more from the disk (seq)
+frag_ahead() { # DEV
+	[ -f /mnt/fragahead/f3 ] && [ "$(stat -f -c %S /mnt)" = 4096 ] || return 0
+	if c=$(frag_cost "$1" f3 f0 f2) && s=$(frag_cost "$1" f3 f0 f1 f2); then
+		gl_say "FRAGAHEAD ctl=$c seq=$s"
+	else
+		gl_say "FRAGAHEAD failed $(gl_first 1 /tmp/err)"
+	fi
+	grep -q ' /mnt ' /proc/mounts || mount -t squashfs -o ro "/dev/$1" /mnt
+}
+
 good() { # DRV ID DEV
 	mount_ro "$3" || return
 	gl_say "STATFS $(stat -f -c '%t %s %S %b %f %a %c %d %l' /mnt)"
@@ -163,6 +197,7 @@ good() { # DRV ID DEV
 		gl_say "REREAD secs=$(gl_secs) rc=$rc sha=$(sha256sum </tmp/m2 | cut -c1-64)"
 	fi
 	lookup_cost "$3" "$1"
+	frag_ahead "$3"
 	rc=0
 	mount -o remount,rw /mnt 2>/tmp/err || rc=$?
 	opts=$(grep ' /mnt ' /proc/mounts | cut -d ' ' -f 4)
