@@ -337,7 +337,8 @@ def main():
     # expected workloads per image kind
     tree_wl = ["mount", "walk"] + [w for g, ws in (("stat", ["stat-cold", "stat-warm"]), ("cat", ["cat-cold"]),
                                                    ("tar", ["tar-cold"])) if g in workloads for w in ws]
-    big_wl = ["mount"]
+    # the file images are mounted by their workloads only (none: not at all)
+    big_wl = ["mount"] if any(g in workloads for g in ("seq", "rand", "par")) else []
     if "seq" in workloads:
         big_wl += ["seq-text-cold", "seq-text-warm", "seq-bin-cold", "seq-bin-warm"]
     if "rand" in workloads:
