@@ -68,7 +68,9 @@ commit "squashfs: directories" \
 directory index." dir.c
 commit "squashfs: regular files" \
 "Blocks, fragments and holes; one decompression fills every page a block
-covers; block-list checkpoints for huge files." file.c
+covers; a readahead's blocks decompressed on several CPUs; the fragment block
+ahead of a reader going through them in order; block-list checkpoints for huge
+files." file.c
 commit "squashfs: export operations" \
 "File handles through the export table." export.c
 commit "squashfs: extended attributes" \
