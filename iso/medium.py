@@ -35,8 +35,8 @@ seeks, the medium's clock at the last answer, and its busy time: the sum of the 
 
 --load prints the seconds MODEL takes to give a boot loader the FILEs (a kernel, an
 initrd): each one a seek away from the last, read front to back in requests of
-LOAD_CHUNK bytes (what GRUB asks of the firmware at a time), each with the model's
-overhead. `make bench-live` boots its kernels directly and adds this time.
+LOAD_CHUNK bytes (about what GRUB asks of BIOS or UEFI disk services at a time; an
+assumption of the model), each with the model's overhead. `make bench-live` boots its kernels directly and adds this time.
 """
 
 import os
