@@ -132,14 +132,15 @@ class Medium:
 
 def load_cost(model, scale, sizes):
     """seconds the medium takes to read files of these sizes, each after a seek"""
-    rate, seek, _, overhead = MODELS[model]
-    if rate is None:
-        return 0.0
+    m = Medium(model, None, 0, None, scale)
     t = 0.0
     for size in sizes:
-        chunks = -(-size // LOAD_CHUNK)
-        t += seek + chunks * overhead + size / rate
-    return t * scale
+        m.head = size + 1  # past the file: its first request seeks back
+        for off in range(0, size, LOAD_CHUNK):
+            c, _ = m.cost(off, min(LOAD_CHUNK, size - off))
+            m.head = off + LOAD_CHUNK
+            t += c
+    return t
 
 
 def handshake(conn, rfile, size):

@@ -84,16 +84,21 @@ mount_ro() {
 # bytes read from disk DEV so far (sectors read: field 3 of /sys/block/DEV/stat)
 rbytes() { echo $(($(awk '{ print $3 }' "/sys/block/$1/stat") * 512)); }
 
+# remount_cold DEV OPTS: /mnt again, DEV mounted with OPTS after dropping the caches
+remount_cold() {
+	umount /mnt || return 1
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	mount -t squashfs -o "$2" "/dev/$1" /mnt 2>/tmp/err
+}
+
 # cold_lookup DEV NAME DRV: remount DEV with cold caches, look up bigdir, then print the
 # bytes a lookup of bigdir/NAME reads from the disk. Our driver is mounted with
 # meta_readahead=0: its read of the tables at mount would hide what a lookup reads.
 cold_lookup() {
-	umount /mnt || return 1
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
 	o=ro
 	[ "$3" = stock ] || o=ro,meta_readahead=0
-	mount -t squashfs -o "$o" "/dev/$1" /mnt 2>/tmp/err || return 1
+	remount_cold "$1" "$o" || return 1
 	stat /mnt/bigdir >/dev/null || return 1
 	b0=$(rbytes "$1")
 	stat "/mnt/bigdir/$2" >/dev/null || return 1
@@ -122,10 +127,7 @@ lookup_cost() { # DEV DRV
 frag_cost() {
 	fd=$1
 	shift
-	umount /mnt || return 1
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	mount -t squashfs -o ro "/dev/$fd" /mnt 2>/tmp/err || return 1
+	remount_cold "$fd" ro || return 1
 	(cd /mnt/fragahead && stat f0 f1 f2 f3 >/dev/null) || return 1
 	while [ $# -gt 1 ]; do
 		cat "/mnt/fragahead/$1" >/dev/null || return 1
