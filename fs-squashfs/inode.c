@@ -174,11 +174,15 @@ static int sqfs_read_symlink(struct inode *inode, struct sqfs_mcur *c,
 	err = sqfs_meta_read(inode->i_sb, c, &s, sizeof(s));
 	if (err)
 		return err;
+	/* before the target is allocated: a failed inode does not free it */
+	err = sqfs_set_nlink(inode, le32_to_cpu(s.nlink));
+	if (err)
+		return err;
 	size = le32_to_cpu(s.target_size);
 	if (!size || size >= PATH_MAX)
 		return sqfs_corrupt(inode->i_sb, "symlink inode %lu: bad target size %u",
 				    inode->i_ino, size);
-	target = kmalloc(size + 1, GFP_KERNEL);
+	target = kmalloc(size + 1, GFP_KERNEL_ACCOUNT);
 	if (!target)
 		return -ENOMEM;
 	err = sqfs_meta_read(inode->i_sb, c, target, size);
@@ -198,7 +202,7 @@ static int sqfs_read_symlink(struct inode *inode, struct sqfs_mcur *c,
 	inode->i_size = size;
 	inode->i_mode |= S_IFLNK;
 	inode->i_op = &sqfs_symlink_iops;
-	return sqfs_set_nlink(inode, le32_to_cpu(s.nlink));
+	return 0;
 }
 
 static int sqfs_read_special(struct inode *inode, struct sqfs_mcur *c,
