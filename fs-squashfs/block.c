@@ -23,6 +23,7 @@
 #include <linux/cpumask.h>
 #include <linux/completion.h>
 #include <linux/refcount.h>
+#include <linux/sched/mm.h>
 #include "internal.h"
 
 static const struct sqfs_decomp_ops *const sqfs_decomps[] = {
@@ -46,13 +47,18 @@ static const struct sqfs_decomp_ops *const sqfs_decomps[] = {
 /*
  * Decompression streams are shared by every mount that uses the same
  * compressor: at most one per online CPU, made when first needed, kept on
- * an idle list between blocks and freed when the last such mount goes. So
- * several CPUs decompress at once, while sixteen mounts cost no more
- * streams than one.
+ * an idle list between blocks, given back to memory reclaim when idle (see
+ * sqfs_idle_scan) and freed when the last such mount goes. So several CPUs
+ * decompress at once, while sixteen mounts cost no more streams than one.
+ * A stream is taken only to decompress bytes already read, and never held
+ * across I/O or a lock: a read that waits for its device (a slow medium, a
+ * loop device whose file lies on another squashfs mount with the same
+ * compressor) holds no stream that another mount's reads could need.
  */
 struct sqfs_pool {
-	spinlock_t lock;	/* guards idle and total */
+	spinlock_t lock;	/* guards idle, nidle and total */
 	struct list_head idle;
+	unsigned int nidle;
 	unsigned int total;	/* workers that exist, idle or busy */
 	unsigned int users;	/* mounts; under sqfs_pool_mutex */
 	wait_queue_head_t wait;
@@ -88,18 +94,29 @@ static void sqfs_worker_free(const struct sqfs_decomp_ops *ops,
 {
 	if (!IS_ERR_OR_NULL(w->stream))
 		ops->destroy(w->stream);
-	kvfree(w->in);
-	kvfree(w->out);
 	kfree(w);
+}
+
+static void sqfs_workers_free(const struct sqfs_decomp_ops *ops,
+			      struct list_head *list)
+{
+	struct sqfs_worker *w, *tmp;
+
+	list_for_each_entry_safe(w, tmp, list, node)
+		sqfs_worker_free(ops, w);
 }
 
 static struct sqfs_worker *sqfs_worker_new(const struct sqfs_decomp_ops *ops)
 {
-	struct sqfs_worker *w = kzalloc(sizeof(*w), GFP_KERNEL);
+	struct sqfs_worker *w = kzalloc(sizeof(*w), GFP_NOFS);
+	unsigned int nofs;
 
 	if (!w)
 		return NULL;
+	/* a reader of ours may hold page locks: reclaim must not wait on them */
+	nofs = memalloc_nofs_save();
 	w->stream = ops->create();
+	memalloc_nofs_restore(nofs);
 	if (IS_ERR(w->stream)) {
 		sqfs_worker_free(ops, w);
 		return NULL;
@@ -109,22 +126,9 @@ static struct sqfs_worker *sqfs_worker_new(const struct sqfs_decomp_ops *ops)
 
 /*
  * A read straight from the disk covers whole logical blocks of the device
- * (at most a page each): the input buffer has room for one more on each side.
+ * (at most a page each): a buffer has room for one more on each side.
  */
 #define SQFS_DIRECT_SLACK	(2 * PAGE_SIZE)
-
-/* make the buffers of @w hold @size bytes */
-static int sqfs_worker_fit(struct sqfs_worker *w, u32 size)
-{
-	if (w->size >= size)
-		return 0;
-	kvfree(w->in);
-	kvfree(w->out);
-	w->in = kvmalloc(size + SQFS_DIRECT_SLACK, GFP_KERNEL);
-	w->out = kvmalloc(size, GFP_KERNEL);
-	w->size = w->in && w->out ? size : 0;
-	return w->size ? 0 : -ENOMEM;
-}
 
 void sqfs_pool_join(struct sqfs_sb *sbi)
 {
@@ -142,7 +146,6 @@ void sqfs_pool_join(struct sqfs_sb *sbi)
 void sqfs_pool_leave(struct sqfs_sb *sbi)
 {
 	struct sqfs_pool *p = sbi->pool;
-	struct sqfs_worker *w, *tmp;
 	LIST_HEAD(gone);
 
 	if (!p)
@@ -153,12 +156,12 @@ void sqfs_pool_leave(struct sqfs_sb *sbi)
 	if (!--p->users) {
 		spin_lock(&p->lock);
 		list_splice_init(&p->idle, &gone);
+		p->nidle = 0;
 		p->total = 0;
 		spin_unlock(&p->lock);
 	}
 	mutex_unlock(&sqfs_pool_mutex);
-	list_for_each_entry_safe(w, tmp, &gone, node)
-		sqfs_worker_free(sbi->dops, w);
+	sqfs_workers_free(sbi->dops, &gone);
 }
 
 static bool sqfs_pool_ready(struct sqfs_pool *p)
@@ -167,7 +170,11 @@ static bool sqfs_pool_ready(struct sqfs_pool *p)
 	       READ_ONCE(p->total) < num_online_cpus();
 }
 
-/* an idle worker of the mount's compressor, or a new one if there is room */
+/*
+ * An idle worker of the mount's compressor, or a new one if there is room.
+ * The wait is short: whoever holds a worker is decompressing bytes that are
+ * already in memory.
+ */
 struct sqfs_worker *sqfs_worker_get(struct super_block *sb)
 {
 	struct sqfs_sb *sbi = SQFS_SB(sb);
@@ -180,18 +187,21 @@ struct sqfs_worker *sqfs_worker_get(struct super_block *sb)
 					     node);
 		if (w) {
 			list_del(&w->node);
+			p->nidle--;
 			spin_unlock(&p->lock);
-			break;
+			return w;
 		}
 		if (p->total < num_online_cpus()) {
 			p->total++;
 			spin_unlock(&p->lock);
 			w = sqfs_worker_new(sbi->dops);
 			if (w)
-				break;
+				return w;
 			spin_lock(&p->lock);
 			p->total--;
 			spin_unlock(&p->lock);
+			/* whoever waited for this one may make its own */
+			wake_up(&p->wait);
 			if (!READ_ONCE(p->total))
 				return ERR_PTR(-ENOMEM);
 		} else {
@@ -199,11 +209,6 @@ struct sqfs_worker *sqfs_worker_get(struct super_block *sb)
 		}
 		wait_event(p->wait, sqfs_pool_ready(p));
 	}
-	if (sqfs_worker_fit(w, sbi->bufsize)) {
-		sqfs_worker_put(sb, w);
-		return ERR_PTR(-ENOMEM);
-	}
-	return w;
 }
 
 void sqfs_worker_put(struct super_block *sb, struct sqfs_worker *w)
@@ -212,6 +217,7 @@ void sqfs_worker_put(struct super_block *sb, struct sqfs_worker *w)
 
 	spin_lock(&p->lock);
 	list_add(&w->node, &p->idle);
+	p->nidle++;
 	spin_unlock(&p->lock);
 	if (wq_has_sleeper(&p->wait))
 		wake_up(&p->wait);
@@ -334,31 +340,22 @@ static struct bio *sqfs_bio_chain(struct block_device *bdev, void *buf,
 	return bio;
 }
 
-/* read the logical blocks in [@start, @end) into the input buffer of @w */
-static int sqfs_bio_read(struct super_block *sb, struct sqfs_worker *w,
-			 u64 start, u64 end)
-{
-	struct bio *bio = sqfs_bio_chain(sb->s_bdev, w->in, start, end);
-	int err;
-
-	err = submit_bio_wait(bio);
-	bio_put(bio);
-	if (is_vmalloc_addr(w->in))
-		invalidate_kernel_vmap_range(w->in, end - start);
-	if (err)
-		sqfs_err(sb, "I/O error reading the image at %llu", start);
-	return err;
-}
-
 /*
- * A run of data blocks that a readahead asks for is fetched with one
- * request, into a run buffer, while the blocks wait for the CPUs that
- * decompress them: one request, not one per block, and none of the run's
- * bytes in the device's page cache. Run buffers all have the same size and
- * go back to an idle list (at most two per CPU, emptied when the last mount
+ * Compressed bytes are read into read buffers, never into anything a
+ * decompression stream owns. A run of data blocks that a readahead asks
+ * for is fetched with one request into one buffer, while the blocks wait
+ * for the CPUs that decompress them: one request, not one per block, and
+ * none of the run's bytes in the device's page cache. A lone data block is
+ * read the same way into a buffer of its own, and a metadata or fragment
+ * block is copied into one from the device's page cache. A block that must
+ * be decompressed into a buffer (a read of part of it) gets one too.
+ * Buffers of up to 16 KiB (a metadata block, a small data block) come from
+ * the slab allocator each time; larger ones hold at least 512 KiB, or the
+ * mount's largest block, and go back to an idle list (at most two per CPU,
+ * given back to memory reclaim while idle, emptied when the last mount
  * goes), so a stream reuses the same memory instead of having fresh pages
  * allocated, and zeroed, for every read. Whoever takes a reference waits
- * for the read before dropping it, so no read outlives its readahead.
+ * for the read before dropping it, so no read outlives its reader.
  */
 struct sqfs_rbuf {
 	struct list_head node;	/* on the idle list */
@@ -367,8 +364,12 @@ struct sqfs_rbuf {
 	int err;
 	u64 start;		/* where the read starts (a logical block) */
 	u64 end;		/* where the bytes wanted end */
+	size_t size;		/* of buf */
 	void *buf;
 };
+
+#define SQFS_RBUF_ALLOC		SZ_512K
+#define SQFS_RBUF_SMALL		SZ_16K
 
 static LIST_HEAD(sqfs_rbuf_idle);
 static unsigned int sqfs_rbuf_nidle;
@@ -380,7 +381,7 @@ static void sqfs_rbuf_free(struct sqfs_rbuf *rb)
 	kfree(rb);
 }
 
-/* free the idle run buffers */
+/* free the idle read buffers */
 void sqfs_rbufs_drain(void)
 {
 	struct sqfs_rbuf *rb, *tmp;
@@ -394,29 +395,63 @@ void sqfs_rbufs_drain(void)
 		sqfs_rbuf_free(rb);
 }
 
-static struct sqfs_rbuf *sqfs_rbuf_new(void)
+/* an idle buffer of at least @size bytes, or NULL */
+static struct sqfs_rbuf *sqfs_rbuf_idle_take(size_t size)
 {
-	struct sqfs_rbuf *rb;
+	struct sqfs_rbuf *rb, *found = NULL;
 
 	spin_lock(&sqfs_rbuf_lock);
-	rb = list_first_entry_or_null(&sqfs_rbuf_idle, struct sqfs_rbuf, node);
-	if (rb) {
-		list_del(&rb->node);
-		sqfs_rbuf_nidle--;
+	list_for_each_entry(rb, &sqfs_rbuf_idle, node) {
+		if (rb->size >= size) {
+			list_del(&rb->node);
+			sqfs_rbuf_nidle--;
+			found = rb;
+			break;
+		}
 	}
 	spin_unlock(&sqfs_rbuf_lock);
-	if (rb)
-		return rb;
-	rb = kmalloc(sizeof(*rb), GFP_NOFS | __GFP_NOWARN);
+	return found;
+}
+
+static struct sqfs_rbuf *sqfs_rbuf_alloc(size_t size)
+{
+	struct sqfs_rbuf *rb = kmalloc(sizeof(*rb), GFP_NOFS | __GFP_NOWARN);
+
 	if (!rb)
 		return NULL;
-	rb->buf = kvmalloc(SQFS_RBUF_SIZE + SQFS_DIRECT_SLACK,
-			   GFP_NOFS | __GFP_NOWARN);
+	rb->size = size;
+	rb->buf = kvmalloc(size, GFP_NOFS | __GFP_NOWARN);
 	if (!rb->buf) {
 		kfree(rb);
 		return NULL;
 	}
 	return rb;
+}
+
+/* a buffer of at least @size bytes, with one reference and no read */
+struct sqfs_rbuf *sqfs_rbuf_new(size_t size)
+{
+	struct sqfs_rbuf *rb;
+
+	if (size <= SQFS_RBUF_SMALL)
+		rb = sqfs_rbuf_alloc(size);
+	else
+		rb = sqfs_rbuf_idle_take(size) ?:
+		     sqfs_rbuf_alloc(max_t(size_t, size, SQFS_RBUF_ALLOC));
+	if (!rb)
+		return NULL;
+	refcount_set(&rb->refs, 1);
+	init_completion(&rb->done);
+	complete_all(&rb->done);
+	rb->err = 0;
+	rb->start = 0;
+	rb->end = 0;
+	return rb;
+}
+
+void *sqfs_rbuf_mem(struct sqfs_rbuf *rb)
+{
+	return rb->buf;
 }
 
 struct sqfs_rbuf *sqfs_rbuf_get(struct sqfs_rbuf *rb)
@@ -434,6 +469,10 @@ void sqfs_rbuf_put(struct sqfs_rbuf *rb)
 	wait_for_completion(&rb->done);
 	if (!refcount_dec_and_test(&rb->refs))
 		return;
+	if (rb->size < SQFS_RBUF_ALLOC) {
+		sqfs_rbuf_free(rb);
+		return;
+	}
 	spin_lock(&sqfs_rbuf_lock);
 	if (sqfs_rbuf_nidle < 2 * num_online_cpus()) {
 		list_add(&rb->node, &sqfs_rbuf_idle);
@@ -445,6 +484,91 @@ void sqfs_rbuf_put(struct sqfs_rbuf *rb)
 		sqfs_rbuf_free(rb);
 }
 
+/*
+ * Idle read buffers and idle decompression streams are memory nobody
+ * uses until the next read: under memory pressure they go, buffers first
+ * (a stream costs more to make again).
+ */
+static unsigned long sqfs_idle_count(struct shrinker *s,
+				     struct shrink_control *sc)
+{
+	unsigned long n = READ_ONCE(sqfs_rbuf_nidle);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sqfs_pools); i++)
+		n += READ_ONCE(sqfs_pools[i].nidle);
+	return n;
+}
+
+/* take at most @max idle workers of pool @i off its list into @gone */
+static unsigned long sqfs_pool_shrink(unsigned int i, unsigned long max,
+				      struct list_head *gone)
+{
+	struct sqfs_pool *p = &sqfs_pools[i];
+	unsigned long n = 0;
+	struct sqfs_worker *w;
+
+	spin_lock(&p->lock);
+	while (n < max && !list_empty(&p->idle)) {
+		w = list_last_entry(&p->idle, struct sqfs_worker, node);
+		list_move(&w->node, gone);
+		p->nidle--;
+		p->total--;
+		n++;
+	}
+	spin_unlock(&p->lock);
+	if (n)
+		wake_up(&p->wait);	/* room for a new one */
+	return n;
+}
+
+static unsigned long sqfs_idle_scan(struct shrinker *s,
+				    struct shrink_control *sc)
+{
+	unsigned long freed = 0;
+	struct sqfs_rbuf *rb;
+	unsigned int i;
+
+	while (freed < sc->nr_to_scan) {
+		spin_lock(&sqfs_rbuf_lock);
+		rb = list_first_entry_or_null(&sqfs_rbuf_idle, struct sqfs_rbuf,
+					      node);
+		if (rb) {
+			list_del(&rb->node);
+			sqfs_rbuf_nidle--;
+		}
+		spin_unlock(&sqfs_rbuf_lock);
+		if (!rb)
+			break;
+		sqfs_rbuf_free(rb);
+		freed++;
+	}
+	for (i = 0; i < ARRAY_SIZE(sqfs_pools) && freed < sc->nr_to_scan; i++) {
+		LIST_HEAD(gone);
+
+		freed += sqfs_pool_shrink(i, sc->nr_to_scan - freed, &gone);
+		sqfs_workers_free(sqfs_decomps[i], &gone);
+	}
+	return freed ?: SHRINK_STOP;
+}
+
+static struct shrinker sqfs_idle_shrinker = {
+	.count_objects = sqfs_idle_count,
+	.scan_objects = sqfs_idle_scan,
+	.seeks = DEFAULT_SEEKS,
+};
+
+int sqfs_idle_init(void)
+{
+	return register_shrinker(&sqfs_idle_shrinker, "livesquash-idle");
+}
+
+void sqfs_idle_exit(void)
+{
+	unregister_shrinker(&sqfs_idle_shrinker);
+	sqfs_rbufs_drain();
+}
+
 static void sqfs_rbuf_end_io(struct bio *bio)
 {
 	struct sqfs_rbuf *rb = bio->bi_private;
@@ -454,10 +578,17 @@ static void sqfs_rbuf_end_io(struct bio *bio)
 	complete_all(&rb->done);
 }
 
+/* the most bytes one read into a buffer may fetch for this mount */
+static u64 sqfs_rbuf_max(struct super_block *sb)
+{
+	return max_t(u64, SQFS_RBUF_SIZE, SQFS_SB(sb)->bufsize);
+}
+
 /*
  * Start reading [@pos, @end) of the image, the compressed bytes of a run of
- * data blocks, into a run buffer. Returns it with a reference, or NULL
- * where that cannot be done: the blocks are then read one by one.
+ * data blocks (or of one), straight from the disk into a read buffer.
+ * Returns it with a reference, or NULL where that cannot be done: the
+ * blocks are then read through the device's page cache.
  */
 struct sqfs_rbuf *sqfs_rbuf_read(struct super_block *sb, u64 pos, u64 end)
 {
@@ -467,16 +598,18 @@ struct sqfs_rbuf *sqfs_rbuf_read(struct super_block *sb, u64 pos, u64 end)
 	struct sqfs_rbuf *rb;
 	struct bio *bio;
 
-	if (end <= pos || end - pos > SQFS_RBUF_SIZE || lbs > PAGE_SIZE ||
+	if (end <= pos || end - pos > sqfs_rbuf_max(sb) || lbs > PAGE_SIZE ||
 	    end > SQFS_SB(sb)->bytes_used ||
 	    round_up(end, lbs) > bdev_nr_bytes(bdev))
 		return NULL;
-	rb = sqfs_rbuf_new();
+	rb = sqfs_rbuf_new(end - pos + SQFS_DIRECT_SLACK);
 	if (!rb)
 		return NULL;
-	refcount_set(&rb->refs, 1);
-	init_completion(&rb->done);
-	rb->err = 0;
+	if ((unsigned long)rb->buf & bdev_dma_alignment(bdev)) {
+		sqfs_rbuf_put(rb);
+		return NULL;
+	}
+	reinit_completion(&rb->done);
 	rb->start = start;
 	rb->end = end;
 	bio = sqfs_bio_chain(bdev, rb->buf, start, round_up(end, lbs));
@@ -487,9 +620,9 @@ struct sqfs_rbuf *sqfs_rbuf_read(struct super_block *sb, u64 pos, u64 end)
 }
 
 /*
- * Where the @len bytes at @pos are in run buffer @rb, once they are read;
+ * Where the @len bytes at @pos are in read buffer @rb, once they are read;
  * NULL if @rb does not hold them (or its read failed: the block is then
- * read on its own, which reports the error).
+ * read through the device's page cache, which reports the error).
  */
 static void *sqfs_rbuf_data(struct sqfs_rbuf *rb, u64 pos, u32 len)
 {
@@ -504,43 +637,53 @@ static void *sqfs_rbuf_data(struct sqfs_rbuf *rb, u64 pos, u32 len)
 }
 
 /*
- * The @len bytes at @pos in the input buffer of @w: straight from the disk
- * (@direct) unless the device's page cache holds them or a read of them is
- * under way (someone reads the device itself), else through that cache.
- * Returns where they start.
+ * The @len bytes at @pos, from run buffer @rb if it holds them, else read
+ * into a buffer of their own (*@own, for the caller to put): straight from
+ * the disk for a data block (@direct) unless the device's page cache holds
+ * some of them (someone reads the device itself), else through that cache.
  */
-static void *sqfs_fetch(struct super_block *sb, struct sqfs_worker *w, u64 pos,
-			u32 len, bool direct)
+static const void *sqfs_fetch(struct super_block *sb, struct sqfs_rbuf *rb,
+			      u64 pos, u32 len, bool direct,
+			      struct sqfs_rbuf **own)
 {
-	struct block_device *bdev = sb->s_bdev;
-	unsigned int lbs = bdev_logical_block_size(bdev);
-	u64 start = round_down(pos, lbs), end = round_up(pos + len, lbs);
+	const void *in = sqfs_rbuf_data(rb, pos, len);
 	int err;
 
-	if (direct && lbs <= PAGE_SIZE && end <= bdev_nr_bytes(bdev) &&
-	    !((unsigned long)w->in & bdev_dma_alignment(bdev)) &&
-	    !filemap_range_has_page(bdev->bd_inode->i_mapping, pos,
-				    pos + len - 1)) {
-		err = sqfs_raw_check(sb, pos, len) ?:
-		      sqfs_bio_read(sb, w, start, end);
-		return err ? ERR_PTR(err) : w->in + (pos - start);
+	if (in)
+		return in;
+	if (direct && !filemap_range_has_page(sb->s_bdev->bd_inode->i_mapping,
+					      pos, pos + len - 1)) {
+		err = sqfs_raw_check(sb, pos, len);
+		if (err)
+			return ERR_PTR(err);
+		*own = sqfs_rbuf_read(sb, pos, pos + len);
+		in = sqfs_rbuf_data(*own, pos, len);
+		if (in)
+			return in;
+		sqfs_rbuf_put(*own);
 	}
-	err = sqfs_read_raw(sb, pos, w->in, len);
-	return err ? ERR_PTR(err) : w->in;
+	*own = sqfs_rbuf_new(len);
+	if (!*own)
+		return ERR_PTR(-ENOMEM);
+	err = sqfs_read_raw(sb, pos, (*own)->buf, len);
+	return err ? ERR_PTR(err) : (*own)->buf;
 }
 
 /*
- * Read the block of @len bytes at @pos with worker @w, decompressing it
- * unless it is stored as is, into @out of @outlen bytes. A data block
- * (@data) is read past the device's page cache (see sqfs_fetch). Returns
- * the length of its content.
+ * Read the block of @len bytes at @pos, decompressing it unless it is
+ * stored as is, into @out of @outlen bytes. A data block (@data) is read
+ * past the device's page cache (see sqfs_fetch), or taken from run buffer
+ * @rb. The bytes are read first; a decompression stream is taken only
+ * then. Returns the length of its content.
  */
-static int sqfs_decode_block(struct super_block *sb, struct sqfs_worker *w,
-			     struct sqfs_rbuf *rb, u64 pos, u32 len,
-			     bool compressed, bool data, void *out, u32 outlen)
+static int sqfs_decode_block(struct super_block *sb, struct sqfs_rbuf *rb,
+			     u64 pos, u32 len, bool compressed, bool data,
+			     void *out, u32 outlen)
 {
 	const struct sqfs_decomp_ops *dops = SQFS_SB(sb)->dops;
-	void *in;
+	struct sqfs_rbuf *own = NULL;
+	struct sqfs_worker *w;
+	const void *in;
 	int ret;
 
 	if (!len || len > SQFS_SB(sb)->bufsize ||
@@ -551,40 +694,43 @@ static int sqfs_decode_block(struct super_block *sb, struct sqfs_worker *w,
 		ret = sqfs_read_raw(sb, pos, out, len);
 		return ret ?: len;
 	}
-	in = sqfs_rbuf_data(rb, pos, len) ?: sqfs_fetch(sb, w, pos, len, data);
-	if (IS_ERR(in))
-		return PTR_ERR(in);
+	in = sqfs_fetch(sb, rb, pos, len, data, &own);
+	if (IS_ERR(in)) {
+		ret = PTR_ERR(in);
+		goto out;
+	}
 	if (!compressed) {
 		memcpy(out, in, len);
-		return len;
+		ret = len;
+		goto out;
+	}
+	w = sqfs_worker_get(sb);
+	if (IS_ERR(w)) {
+		ret = PTR_ERR(w);
+		goto out;
 	}
 	ret = dops->decompress(w->stream, in, len, out, outlen);
+	sqfs_worker_put(sb, w);
 	if (ret == -EUCLEAN || ret == 0)
-		return sqfs_corrupt(sb, "%s block at %llu (%u bytes) does not decompress",
-				    dops->name, pos, len);
+		ret = sqfs_corrupt(sb, "%s block at %llu (%u bytes) does not decompress",
+				   dops->name, pos, len);
+out:
+	sqfs_rbuf_put(own);
 	return ret;
 }
 
 /* the same for a block of file data, which run buffer @rb may hold */
-int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w,
-		     struct sqfs_rbuf *rb, u64 pos, u32 len, bool compressed,
-		     void *out, u32 outlen)
+int sqfs_decode_data(struct super_block *sb, struct sqfs_rbuf *rb, u64 pos,
+		     u32 len, bool compressed, void *out, u32 outlen)
 {
-	return sqfs_decode_block(sb, w, rb, pos, len, compressed, true, out,
+	return sqfs_decode_block(sb, rb, pos, len, compressed, true, out,
 				 outlen);
 }
 
-/* the same with a worker of its own, for a caller that holds none */
+/* the same for a metadata or fragment block, through the page cache */
 int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 		    void *out, u32 outlen)
 {
-	struct sqfs_worker *w = sqfs_worker_get(sb);
-	int ret;
-
-	if (IS_ERR(w))
-		return PTR_ERR(w);
-	ret = sqfs_decode_block(sb, w, NULL, pos, len, compressed, false,
-				out, outlen);
-	sqfs_worker_put(sb, w);
-	return ret;
+	return sqfs_decode_block(sb, NULL, pos, len, compressed, false, out,
+				 outlen);
 }

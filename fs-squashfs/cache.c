@@ -2,46 +2,79 @@
 /*
  * livesquash: decompressed metadata and fragment blocks.
  *
- * Both kinds are shared by many inodes and read piecemeal. Every block that
- * was decompressed stays in memory until memory runs short: a shrinker then
- * frees the least recently used ones, down to a few of each kind. A reader
- * holds a reference to the block it copies from, so no lock is held while
- * copying or decompressing, and readers on several CPUs do not wait for
- * each other.
+ * Both kinds are shared by many inodes and read piecemeal. A block that was
+ * decompressed stays in memory until memory runs short, or until its
+ * mount's cache reaches its cap; it is charged to the memory cgroup of the
+ * reader that decompressed it, and reclaim within that cgroup frees it like
+ * the cgroup's own page cache. Blocks wait on a list_lru, oldest first; a
+ * block used again since reclaim last looked at it gets one more round. A
+ * reader holds a reference to the block it copies from, so no lock is held
+ * while copying or decompressing, and readers on several CPUs do not wait
+ * for each other.
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/list_lru.h>
+#include <linux/memcontrol.h>
+#include <linux/seq_file.h>
 #include "internal.h"
 
 struct sqfs_cblk {
-	struct list_head lru;	/* on the cache's list, under its lock */
+	struct list_head lru;	/* on the cache's list_lru */
 	refcount_t ref;		/* the cache's own, and one per reader */
+	bool used;		/* read again since reclaim looked at it */
 	u64 pos;
 	u64 next;		/* disk position just past the block */
 	unsigned int len;	/* bytes of content */
 	void *data;
 };
 
-/* the shrinker keeps at least this many blocks of each kind */
-#define SQFS_META_KEEP	8
-#define SQFS_FRAG_KEEP	3
+static struct kmem_cache *sqfs_cblk_cachep;
+
+int sqfs_cblk_cache_init(void)
+{
+	sqfs_cblk_cachep = kmem_cache_create("livesquash_cblk",
+					     sizeof(struct sqfs_cblk), 0,
+					     SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
+					     NULL);
+	return sqfs_cblk_cachep ? 0 : -ENOMEM;
+}
+
+void sqfs_cblk_cache_exit(void)
+{
+	kmem_cache_destroy(sqfs_cblk_cachep);
+}
+
+/*
+ * The most a mount keeps of each kind, in bytes of decompressed blocks (and
+ * of directories' tables of names, dir.c): the cap, or a sixteenth of the
+ * machine's memory if that is less (but always a few blocks).
+ */
+#define SQFS_META_CAP	SZ_64M
+#define SQFS_FRAG_CAP	SZ_32M
+#define SQFS_NAMES_CAP	SZ_32M
+#define SQFS_CACHE_MIN	4
+
+static unsigned long sqfs_mem_cap(unsigned long cap)
+{
+	return min_t(unsigned long, cap, (totalram_pages() << PAGE_SHIFT) / 16);
+}
 
 static void sqfs_cache_init(struct sqfs_bcache *c, unsigned int bufsize,
-			    unsigned int keep)
+			    unsigned long cap)
 {
-	mutex_init(&c->lock);
+	cap = sqfs_mem_cap(cap);
 	xa_init(&c->blocks);
-	INIT_LIST_HEAD(&c->lru);
-	c->nr = 0;
+	atomic_long_set(&c->nr, 0);
 	c->bufsize = bufsize;
-	c->keep = keep;
+	c->max = max_t(unsigned long, cap / bufsize, SQFS_CACHE_MIN);
 }
 
 void sqfs_cblk_put(struct sqfs_cblk *b)
 {
 	if (refcount_dec_and_test(&b->ref)) {
 		kvfree(b->data);
-		kfree(b);
+		kmem_cache_free(sqfs_cblk_cachep, b);
 	}
 }
 
@@ -50,37 +83,70 @@ const void *sqfs_cblk_data(const struct sqfs_cblk *b)
 	return b->data;
 }
 
-/* drop the least recently used blocks past @keep, at most @max; c->lock held */
-static unsigned long sqfs_cache_evict(struct sqfs_bcache *c,
-				      unsigned long keep, unsigned long max)
+/* reclaim's look at a block: a second chance if used, else it goes */
+static enum lru_status sqfs_cblk_isolate(struct list_head *item,
+					 struct list_lru_one *list,
+					 spinlock_t *lock, void *arg)
 {
-	unsigned long freed = 0;
-	struct sqfs_cblk *b;
+	struct sqfs_cblk *b = container_of(item, struct sqfs_cblk, lru);
 
-	while (c->nr > keep && freed < max) {
-		b = list_last_entry(&c->lru, struct sqfs_cblk, lru);
-		list_del(&b->lru);
-		xa_erase(&c->blocks, (unsigned long)b->pos);
-		c->nr--;
-		freed++;
-		sqfs_cblk_put(b);
+	if (READ_ONCE(b->used)) {
+		WRITE_ONCE(b->used, false);
+		return LRU_ROTATE;
 	}
-	return freed;
+	list_lru_isolate_move(list, item, arg);
+	return LRU_REMOVED;
+}
+
+/* forget the blocks on @gone (taken off the list_lru) and drop them */
+static unsigned long sqfs_cache_dispose(struct sqfs_bcache *c,
+					struct list_head *gone)
+{
+	struct sqfs_cblk *b, *tmp;
+	unsigned long n = 0;
+
+	list_for_each_entry_safe(b, tmp, gone, lru) {
+		list_del_init(&b->lru);
+		xa_cmpxchg(&c->blocks, (unsigned long)b->pos, b, NULL, 0);
+		atomic_long_dec(&c->nr);
+		sqfs_cblk_put(b);
+		n++;
+	}
+	return n;
+}
+
+/* the cache holds more than its cap: drop its oldest blocks */
+static void sqfs_cache_trim(struct sqfs_bcache *c)
+{
+	long excess = atomic_long_read(&c->nr) - (long)c->max;
+	unsigned long walk;
+	LIST_HEAD(gone);
+
+	if (excess <= 0)
+		return;
+	/* twice: a first look may only take away second chances */
+	walk = 2 * list_lru_count(&c->lru);
+	while (excess > 0 && walk) {
+		unsigned long nr = min_t(unsigned long, walk, excess);
+
+		walk -= nr;
+		list_lru_walk(&c->lru, sqfs_cblk_isolate, &gone, nr);
+		excess -= sqfs_cache_dispose(c, &gone);
+	}
 }
 
 static void sqfs_cache_free(struct sqfs_bcache *c)
 {
-	mutex_lock(&c->lock);
-	sqfs_cache_evict(c, 0, ULONG_MAX);
-	mutex_unlock(&c->lock);
+	struct sqfs_cblk *b;
+	unsigned long idx;
+
+	xa_for_each(&c->blocks, idx, b) {
+		xa_erase(&c->blocks, idx);
+		list_lru_del(&c->lru, &b->lru);
+		sqfs_cblk_put(b);
+	}
 	xa_destroy(&c->blocks);
-}
-
-static unsigned long sqfs_cache_excess(struct sqfs_bcache *c)
-{
-	unsigned long nr = READ_ONCE(c->nr);
-
-	return nr > c->keep ? nr - c->keep : 0;
+	list_lru_destroy(&c->lru);
 }
 
 static unsigned long sqfs_shrink_count(struct shrinker *s,
@@ -88,7 +154,11 @@ static unsigned long sqfs_shrink_count(struct shrinker *s,
 {
 	struct sqfs_sb *sbi = container_of(s, struct sqfs_sb, shrinker);
 
-	return sqfs_cache_excess(&sbi->frag) + sqfs_cache_excess(&sbi->meta);
+	/* registered before its lists are set up: pairs with sqfs_caches_init */
+	if (!smp_load_acquire(&sbi->caches_ready))
+		return 0;
+	return list_lru_shrink_count(&sbi->frag.lru, sc) +
+	       list_lru_shrink_count(&sbi->meta.lru, sc);
 }
 
 /* fragment blocks are bigger and cheaper to lose: they go first */
@@ -100,14 +170,17 @@ static unsigned long sqfs_shrink_scan(struct shrinker *s,
 	unsigned long freed = 0;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(caches) && freed < sc->nr_to_scan; i++) {
-		if (!mutex_trylock(&caches[i]->lock))
-			continue;
-		freed += sqfs_cache_evict(caches[i], caches[i]->keep,
-					  sc->nr_to_scan - freed);
-		mutex_unlock(&caches[i]->lock);
+	/* pairs with sqfs_caches_init */
+	if (!smp_load_acquire(&sbi->caches_ready))
+		return SHRINK_STOP;
+	for (i = 0; i < ARRAY_SIZE(caches) && sc->nr_to_scan; i++) {
+		LIST_HEAD(gone);
+
+		list_lru_shrink_walk(&caches[i]->lru, sc, sqfs_cblk_isolate,
+				     &gone);
+		freed += sqfs_cache_dispose(caches[i], &gone);
 	}
-	return freed ?: SHRINK_STOP;
+	return freed;
 }
 
 int sqfs_caches_init(struct super_block *sb)
@@ -115,15 +188,26 @@ int sqfs_caches_init(struct super_block *sb)
 	struct sqfs_sb *sbi = SQFS_SB(sb);
 	int err;
 
-	sqfs_cache_init(&sbi->meta, SQFS_META_SIZE, SQFS_META_KEEP);
-	sqfs_cache_init(&sbi->frag, sbi->block_size, SQFS_FRAG_KEEP);
+	sqfs_cache_init(&sbi->meta, SQFS_META_SIZE, SQFS_META_CAP);
+	sqfs_cache_init(&sbi->frag, sbi->block_size, SQFS_FRAG_CAP);
+	sbi->names_max = sqfs_mem_cap(SQFS_NAMES_CAP);
 	sbi->shrinker.count_objects = sqfs_shrink_count;
 	sbi->shrinker.scan_objects = sqfs_shrink_scan;
 	sbi->shrinker.seeks = DEFAULT_SEEKS;
+	sbi->shrinker.flags = SHRINKER_NUMA_AWARE | SHRINKER_MEMCG_AWARE;
 	err = register_shrinker(&sbi->shrinker, "livesquash-%s", sb->s_id);
-	if (!err)
-		sbi->shrinker_on = true;
-	return err;
+	if (err)
+		return err;
+	sbi->shrinker_on = true;
+	err = list_lru_init_memcg(&sbi->meta.lru, &sbi->shrinker);
+	if (err)
+		return err;
+	err = list_lru_init_memcg(&sbi->frag.lru, &sbi->shrinker);
+	if (err)
+		return err;
+	/* the shrinker sees the lists set up once it sees this */
+	smp_store_release(&sbi->caches_ready, true);
+	return 0;
 }
 
 void sqfs_caches_free(struct sqfs_sb *sbi)
@@ -136,20 +220,36 @@ void sqfs_caches_free(struct sqfs_sb *sbi)
 	sqfs_cache_free(&sbi->frag);
 }
 
+/* what the caches hold, for /proc/self/mountstats */
+void sqfs_caches_show(struct seq_file *m, struct sqfs_sb *sbi)
+{
+	long meta = atomic_long_read(&sbi->meta.nr);
+	long frag = atomic_long_read(&sbi->frag.nr);
+
+	seq_printf(m, "\n\tmeta cache: %ld blocks, %ld bytes (at most %lu blocks)",
+		   meta, meta * sbi->meta.bufsize, sbi->meta.max);
+	seq_printf(m, "\n\tfragment cache: %ld blocks, %ld bytes (at most %lu blocks)",
+		   frag, frag * sbi->frag.bufsize, sbi->frag.max);
+}
+
 /* a cached block, with a reference for the caller, or NULL */
 static struct sqfs_cblk *sqfs_cache_find(struct sqfs_bcache *c, u64 pos)
 {
 	struct sqfs_cblk *b;
 
-	mutex_lock(&c->lock);
+	/*
+	 * A block leaves the array before its cache reference is dropped, so
+	 * one found under the array's lock has at least that reference.
+	 */
+	xa_lock(&c->blocks);
 	b = xa_load(&c->blocks, (unsigned long)pos);
-	if (b && b->pos == pos) {
+	if (b && b->pos == pos)
 		refcount_inc(&b->ref);
-		list_move(&b->lru, &c->lru);
-	} else {
+	else
 		b = NULL;
-	}
-	mutex_unlock(&c->lock);
+	xa_unlock(&c->blocks);
+	if (b && !READ_ONCE(b->used))
+		WRITE_ONCE(b->used, true);
 	return b;
 }
 
@@ -163,31 +263,23 @@ static struct sqfs_cblk *sqfs_cache_add(struct sqfs_bcache *c,
 	unsigned long idx = (unsigned long)b->pos;
 	struct sqfs_cblk *old;
 
-	mutex_lock(&c->lock);
-	old = xa_load(&c->blocks, idx);
-	if (old && old->pos == b->pos) {
+	refcount_inc(&b->ref);		/* the cache's */
+	xa_lock(&c->blocks);
+	old = __xa_cmpxchg(&c->blocks, idx, NULL, b, GFP_KERNEL);
+	if (old && !xa_is_err(old) && old->pos == b->pos)
 		refcount_inc(&old->ref);
-		list_move(&old->lru, &c->lru);
-		mutex_unlock(&c->lock);
-		sqfs_cblk_put(b);
-		return old;
+	xa_unlock(&c->blocks);
+	if (!old) {
+		atomic_long_inc(&c->nr);
+		list_lru_add(&c->lru, &b->lru);
+		sqfs_cache_trim(c);
+		return b;
 	}
-	if (old) {		/* another position with the same index */
-		list_del(&old->lru);
-		c->nr--;
-		sqfs_cblk_put(old);
-	}
-	if (xa_err(xa_store(&c->blocks, idx, b, GFP_KERNEL))) {
-		if (old)
-			xa_erase(&c->blocks, idx);
-		mutex_unlock(&c->lock);
-		return b;	/* not cached: only the caller's reference */
-	}
-	refcount_inc(&b->ref);
-	list_add(&b->lru, &c->lru);
-	c->nr++;
-	mutex_unlock(&c->lock);
-	return b;
+	refcount_dec(&b->ref);		/* not cached */
+	if (xa_is_err(old) || old->pos != b->pos)
+		return b;	/* no memory, or another position, same index */
+	sqfs_cblk_put(b);
+	return old;
 }
 
 /* the header of the metadata block at @pos: its stored length and kind */
@@ -212,19 +304,25 @@ static int sqfs_meta_header(struct super_block *sb, u64 pos, u64 end,
 	return 0;
 }
 
-/* read and decompress the block at @pos (see sqfs_cache_get) */
+/*
+ * read and decompress the block at @pos (see sqfs_cache_get), charged to
+ * the reader's memory cgroup
+ */
 static struct sqfs_cblk *sqfs_cache_load(struct super_block *sb,
 					 struct sqfs_bcache *c, u64 pos,
 					 u32 word, u64 end)
 {
-	struct sqfs_cblk *b = kmalloc(sizeof(*b), GFP_KERNEL);
+	struct sqfs_cblk *b;
 	bool compressed;
 	u32 len;
 	int ret = -ENOMEM;
 
+	b = kmem_cache_alloc_lru(sqfs_cblk_cachep, &c->lru, GFP_KERNEL);
 	if (!b)
 		return ERR_PTR(-ENOMEM);
-	b->data = kvmalloc(c->bufsize, GFP_KERNEL | __GFP_RECLAIMABLE);
+	INIT_LIST_HEAD(&b->lru);
+	b->used = false;
+	b->data = kvmalloc(c->bufsize, GFP_KERNEL_ACCOUNT | __GFP_RECLAIMABLE);
 	if (!b->data)
 		goto out_free;
 	if (word) {
@@ -248,7 +346,7 @@ static struct sqfs_cblk *sqfs_cache_load(struct super_block *sb,
 	return sqfs_cache_add(c, b);
 out_free:
 	kvfree(b->data);
-	kfree(b);
+	kmem_cache_free(sqfs_cblk_cachep, b);
 	return ERR_PTR(ret);
 }
 

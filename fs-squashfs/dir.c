@@ -10,7 +10,10 @@
  * its names, kept with the inode, and bisect that: a scan goes through half
  * a listing block (~150 entries) for every name. A listing with an index
  * (a block or more) gets its table at its SQFS_DNAMES_AFTER-th lookup, so
- * that one cold lookup still reads one block of it, not all.
+ * that one cold lookup still reads one block of it, not all. The tables
+ * of a mount share a budget (sbi->names_max), so that an image whose
+ * directories all point at one huge listing cannot pin memory without end;
+ * past it, lookups scan.
  */
 #include <linux/slab.h>
 #include <linux/sizes.h>
@@ -192,9 +195,21 @@ struct sqfs_dname {
 
 struct sqfs_dnames {
 	u32 count;
+	size_t size;		/* bytes allocated, counted in names_bytes */
 	char *names;
 	struct sqfs_dname ent[];
 };
+
+/*
+ * The most bytes a table of a listing of @len bytes can take: an entry is
+ * at least 9 bytes of listing (8 and a 1-byte name) and takes 24 in the
+ * table, its name one byte each.
+ */
+static size_t sqfs_dnames_bound(u32 len)
+{
+	return sizeof(struct sqfs_dnames) +
+	       (len / 9 + 1) * sizeof(struct sqfs_dname) + len;
+}
 
 /* the listing's entries in its order, the names after them */
 static struct sqfs_dnames *sqfs_dnames_build(struct inode *dir)
@@ -231,13 +246,15 @@ static struct sqfs_dnames *sqfs_dnames_build(struct inode *dir)
 		sqfs_meta_unpin(&it.pin);
 		if (ret < 0 || t)
 			break;
-		t = kvmalloc(struct_size(t, ent, n) + bytes, GFP_KERNEL);
+		t = kvmalloc(struct_size(t, ent, n) + bytes,
+			     GFP_KERNEL_ACCOUNT);
 		if (!t) {
 			ret = -ENOMEM;
 			break;
 		}
 		t->names = (char *)&t->ent[n];
 		t->count = n;
+		t->size = struct_size(t, ent, n) + bytes;
 	}
 	kfree(de);
 	if (ret < 0) {
@@ -253,6 +270,34 @@ static struct sqfs_dnames *sqfs_dnames_build(struct inode *dir)
  * NULL (or SQFS_DNAMES_NONE) when lookups scan the listing instead.
  * Lookups run in parallel: the first table published is the one kept.
  */
+static void sqfs_dnames_free(struct super_block *sb, struct sqfs_dnames *t)
+{
+	if (!t || t == SQFS_DNAMES_NONE)
+		return;
+	atomic_long_sub(t->size, &SQFS_SB(sb)->names_bytes);
+	kvfree(t);
+}
+
+/*
+ * Build the table of @dir within the mount's budget: as much as the largest
+ * table its listing could need is set aside first, the rest given back once
+ * it is built. NULL where the budget has no room for it.
+ */
+static struct sqfs_dnames *sqfs_dnames_budget(struct inode *dir)
+{
+	struct sqfs_sb *sbi = SQFS_SB(dir->i_sb);
+	size_t most = sqfs_dnames_bound(dir->i_size - 3);
+	struct sqfs_dnames *t;
+
+	if (atomic_long_add_return(most, &sbi->names_bytes) > sbi->names_max) {
+		atomic_long_sub(most, &sbi->names_bytes);
+		return NULL;
+	}
+	t = sqfs_dnames_build(dir);
+	atomic_long_sub(most - (IS_ERR(t) ? 0 : t->size), &sbi->names_bytes);
+	return t;
+}
+
 static struct sqfs_dnames *sqfs_dnames_get(struct inode *dir)
 {
 	struct sqfs_inode *si = SQFS_I(dir);
@@ -265,8 +310,8 @@ static struct sqfs_dnames *sqfs_dnames_get(struct inode *dir)
 	if (dir->i_size - 3 >= SQFS_META_SIZE &&
 	    atomic_inc_return(&si->lookups) < SQFS_DNAMES_AFTER)
 		return NULL;
-	t = sqfs_dnames_build(dir);
-	if (IS_ERR(t)) {
+	t = sqfs_dnames_budget(dir);
+	if (IS_ERR_OR_NULL(t)) {
 		/* memory or I/O: the scan says what is wrong, and next time */
 		if (PTR_ERR(t) != -EUCLEAN)
 			return NULL;
@@ -274,8 +319,7 @@ static struct sqfs_dnames *sqfs_dnames_get(struct inode *dir)
 	}
 	old = cmpxchg_release(&si->names, NULL, t);
 	if (old) {
-		if (t != SQFS_DNAMES_NONE)
-			kvfree(t);
+		sqfs_dnames_free(dir->i_sb, t);
 		return old;
 	}
 	return t;
@@ -283,10 +327,7 @@ static struct sqfs_dnames *sqfs_dnames_get(struct inode *dir)
 
 void sqfs_dir_evict(struct inode *dir)
 {
-	struct sqfs_dnames *t = SQFS_I(dir)->names;
-
-	if (t != SQFS_DNAMES_NONE)
-		kvfree(t);
+	sqfs_dnames_free(dir->i_sb, SQFS_I(dir)->names);
 }
 
 static const struct sqfs_dname *sqfs_dnames_find(const struct sqfs_dnames *t,

@@ -14,6 +14,8 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <linux/refcount.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include "internal.h"
 
 /* helpers for readaheads' blocks and for fragment blocks ahead */
@@ -49,19 +51,37 @@ static void sqfs_walk_seek(struct sqfs_inode *si, u64 idx)
 	}
 }
 
+/*
+ * Make room for checkpoint @k: the array grows with the walk, twice as large
+ * each time, so it costs what the walk has read so far (32 bytes for every
+ * 4 KiB of block list), never what the inode's size claims.
+ */
+static bool sqfs_walk_room(struct sqfs_inode *si, u64 k)
+{
+	struct sqfs_seek *seek;
+	u64 cap;
+
+	if (k <= si->seek_cap)
+		return true;
+	cap = max_t(u64, 2 * si->seek_cap, 16);
+	seek = kvmalloc_array(cap, sizeof(*seek), GFP_KERNEL_ACCOUNT);
+	if (!seek)
+		return false;
+	if (si->nseek)
+		memcpy(seek, si->seek, si->nseek * sizeof(*seek));
+	kvfree(si->seek);
+	si->seek = seek;
+	si->seek_cap = cap;
+	return true;
+}
+
 /* the walk stands at a multiple of SQFS_SEEK_STEP: remember it */
 static void sqfs_walk_mark(struct sqfs_inode *si)
 {
 	u64 k = si->walk_idx / SQFS_SEEK_STEP;
 
-	if (!k || k != si->nseek + 1)
+	if (!k || k != si->nseek + 1 || !sqfs_walk_room(si, k))
 		return;
-	if (!si->seek) {
-		si->seek = kvmalloc_array(si->nblocks / SQFS_SEEK_STEP,
-					  sizeof(*si->seek), GFP_KERNEL);
-		if (!si->seek)
-			return;
-	}
 	si->seek[k - 1].pos = si->walk_pos;
 	si->seek[k - 1].cur = si->walk;
 	si->nseek = k;
@@ -120,13 +140,14 @@ static int sqfs_blocks_at(struct inode *inode, u64 first, unsigned int n,
 
 /*
  * Where the bytes of one block of a file come from while its pages are
- * filled: a worker's buffer, a cached fragment block, or nothing (zeros).
+ * filled: a buffer it was decompressed into, a cached fragment block, or
+ * nothing (zeros).
  */
 struct sqfs_src {
 	u64 idx;		/* the block; U64_MAX: none */
 	const void *data;	/* NULL: zeros */
 	u32 len;
-	struct sqfs_worker *w;
+	struct sqfs_rbuf *buf;
 	struct sqfs_cblk *frag;
 };
 
@@ -134,8 +155,7 @@ struct sqfs_src {
 
 static void sqfs_src_drop(struct super_block *sb, struct sqfs_src *src)
 {
-	if (src->w)
-		sqfs_worker_put(sb, src->w);
+	sqfs_rbuf_put(src->buf);
 	if (src->frag)
 		sqfs_cblk_put(src->frag);
 	*src = SQFS_SRC_NONE;
@@ -164,7 +184,8 @@ struct sqfs_run {
  * order starts nothing, so random reads and lookups cost no more; one
  * block ahead, one work item per mount. A failure there is silent (see
  * sqfs_say): the block is not cached, and the reader that needs it meets
- * the failure and reports it.
+ * the failure and reports it. The block is charged to the memory cgroup of
+ * the reader that moved on, as if that reader had read it.
  */
 static void sqfs_frag_ahead(struct super_block *sb, u32 idx)
 {
@@ -178,21 +199,28 @@ static void sqfs_frag_ahead(struct super_block *sb, u32 idx)
 	    work_pending(&sbi->frag_ra))
 		return;
 	WRITE_ONCE(sbi->frag_next, idx + 1);
+	mem_cgroup_put(xchg(&sbi->frag_memcg,
+			    get_mem_cgroup_from_mm(current->mm)));
 	queue_work(sqfs_wq, &sbi->frag_ra);
 }
 
 void sqfs_frag_ra_work(struct work_struct *work)
 {
 	struct sqfs_sb *sbi = container_of(work, struct sqfs_sb, frag_ra);
+	struct mem_cgroup *memcg = xchg(&sbi->frag_memcg, NULL), *old;
 	struct sqfs_cblk *b;
 	u64 pos;
 	u32 word;
 
-	if (sqfs_frag_lookup(sbi->sb, READ_ONCE(sbi->frag_next), &pos, &word))
-		return;
-	b = sqfs_frag_get(sbi->sb, pos, word, 0, 0);
-	if (!IS_ERR(b))
-		sqfs_cblk_put(b);
+	old = set_active_memcg(memcg);
+	if (!sqfs_frag_lookup(sbi->sb, READ_ONCE(sbi->frag_next), &pos,
+			      &word)) {
+		b = sqfs_frag_get(sbi->sb, pos, word, 0, 0);
+		if (!IS_ERR(b))
+			sqfs_cblk_put(b);
+	}
+	set_active_memcg(old);
+	mem_cgroup_put(memcg);
 }
 
 /* the tail of the file, in a fragment block */
@@ -243,7 +271,6 @@ static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
 {
 	struct super_block *sb = inode->i_sb;
 	struct sqfs_sb *sbi = SQFS_SB(sb);
-	struct sqfs_worker *w;
 	u64 pos;
 	u32 word;
 	int ret;
@@ -257,20 +284,19 @@ static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
 		return ret;
 	if (!word)			/* sparse */
 		return 0;
-	w = sqfs_worker_get(sb);
-	if (IS_ERR(w))
-		return PTR_ERR(w);
-	src->w = w;
-	ret = sqfs_decode_data(sb, w, run ? run->rb : NULL, pos,
+	src->buf = sqfs_rbuf_new(sbi->block_size);
+	if (!src->buf)
+		return -ENOMEM;
+	ret = sqfs_decode_data(sb, run ? run->rb : NULL, pos,
 			       word & SQFS_DATA_LEN_MASK,
-			       !(word & SQFS_DATA_UNCOMPRESSED), w->out,
-			       sbi->block_size);
+			       !(word & SQFS_DATA_UNCOMPRESSED),
+			       sqfs_rbuf_mem(src->buf), sbi->block_size);
 	if (ret >= 0 && ret != src->len)
 		ret = sqfs_corrupt(sb, "inode %lu block %llu holds %d bytes, not %u",
 				   inode->i_ino, idx, ret, src->len);
 	if (ret < 0)
 		return ret;
-	src->data = w->out;
+	src->data = sqfs_rbuf_mem(src->buf);
 	return 0;
 }
 
@@ -421,7 +447,6 @@ static int sqfs_decode_pages(struct inode *inode, struct sqfs_rbuf *rb,
 {
 	struct super_block *sb = inode->i_sb;
 	size_t size = (size_t)n << PAGE_SHIFT;
-	struct sqfs_worker *w;
 	unsigned int i;
 	void *addr;
 	int ret;
@@ -431,15 +456,10 @@ static int sqfs_decode_pages(struct inode *inode, struct sqfs_rbuf *rb,
 			clear_highpage(pages[i]);
 		return 0;
 	}
-	w = sqfs_worker_get(sb);
-	if (IS_ERR(w))
-		return PTR_ERR(w);
 	addr = sqfs_map_pages(pages, n);
-	if (!addr) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
-	ret = sqfs_decode_data(sb, w, rb, pos, word & SQFS_DATA_LEN_MASK,
+	if (!addr)
+		return -ENOMEM;
+	ret = sqfs_decode_data(sb, rb, pos, word & SQFS_DATA_LEN_MASK,
 			       !(word & SQFS_DATA_UNCOMPRESSED), addr, size);
 	if (ret >= 0 && ret != len)
 		ret = sqfs_corrupt(sb, "inode %lu block %llu holds %d bytes, not %u",
@@ -449,8 +469,6 @@ static int sqfs_decode_pages(struct inode *inode, struct sqfs_rbuf *rb,
 		ret = 0;
 	}
 	sqfs_unmap_pages(addr, n);
-out_put:
-	sqfs_worker_put(sb, w);
 	return ret;
 }
 
@@ -609,6 +627,44 @@ static bool sqfs_ra_direct(struct readahead_control *rac, struct folio *folio,
 	return true;
 }
 
+/*
+ * This readahead continues a sequential stream: it is the window ahead of
+ * the reader that an earlier readahead marked, or a miss right where the
+ * previous read ended. Not a first read, a lone small read or a page fault
+ * (the kernel's fault window is not a stream until it moves on).
+ */
+static bool sqfs_ra_stream(struct readahead_control *rac)
+{
+	const struct file_ra_state *ra = rac->ra;
+	pgoff_t index = readahead_index(rac), prev;
+
+	if (!ra || !ra->async_size || ra->start != index)
+		return false;
+	if (ra->async_size == ra->size)
+		return true;
+	if (ra->prev_pos < 0)
+		return false;
+	prev = ra->prev_pos >> PAGE_SHIFT;
+	return index >= prev && index - prev <= 1;
+}
+
+/*
+ * How far a stream's readahead is widened: a block more than there are
+ * CPUs, so that every CPU has one to decompress while the reader copies out
+ * the one before, but no further than the device's readahead window or
+ * SQFS_RA_WIDE, whichever is larger.
+ */
+#define SQFS_RA_WIDE	SZ_4M
+
+static loff_t sqfs_ra_wide(struct readahead_control *rac, u32 bs)
+{
+	u64 want = (u64)bs * (num_online_cpus() + 1);
+	u64 most = max_t(u64, (u64)rac->ra->ra_pages << PAGE_SHIFT,
+			 SQFS_RA_WIDE);
+
+	return min(want, most);
+}
+
 static void sqfs_readahead(struct readahead_control *rac)
 {
 	struct inode *inode = rac->mapping->host;
@@ -619,9 +675,7 @@ static void sqfs_readahead(struct readahead_control *rac)
 	struct sqfs_src src = SQFS_SRC_NONE;
 	struct sqfs_run run = { .n = 0 };
 	struct folio *folio;
-	/* a window the readahead state describes is part of a stream */
-	bool ahead = rac->ra && rac->ra->async_size &&
-		     rac->ra->start == readahead_index(rac);
+	bool ahead = sqfs_ra_stream(rac);
 	struct page **pages = NULL;
 	LIST_HEAD(jobs);
 	/* other CPUs may take blocks of this readahead */
@@ -631,14 +685,9 @@ static void sqfs_readahead(struct readahead_control *rac)
 
 	/* a block is decompressed whole: read all of its pages while at it */
 	end = round_up(readahead_pos(rac) + readahead_length(rac), bs);
-	/*
-	 * a stream whose window holds few (large) blocks takes one more than
-	 * there are CPUs, so that every CPU has a block to decompress while
-	 * the reader copies out the one before
-	 */
+	/* a stream whose window holds few (large) blocks takes more */
 	if (ahead && par)
-		end = max_t(loff_t, end,
-			    start + (loff_t)bs * (num_online_cpus() + 1));
+		end = max_t(loff_t, end, start + sqfs_ra_wide(rac, bs));
 	end = min_t(loff_t, end, round_up(i_size_read(inode), PAGE_SIZE));
 	if (end > start)
 		readahead_expand(rac, start, end - start);

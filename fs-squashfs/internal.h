@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/xarray.h>
 #include <linux/shrinker.h>
+#include <linux/list_lru.h>
 #include <linux/xattr.h>
 #include <linux/sizes.h>
 #include "squashfs_fs.h"
@@ -45,21 +46,17 @@ struct sqfs_cblk;
 struct sqfs_dnames;
 
 struct sqfs_bcache {
-	struct mutex lock;	/* guards blocks, lru and nr */
-	struct xarray blocks;
-	struct list_head lru;	/* most recently used first */
-	unsigned long nr;
+	struct xarray blocks;	/* by disk position; its lock guards refs */
+	struct list_lru lru;	/* every block cached, oldest first */
+	atomic_long_t nr;	/* blocks cached */
+	unsigned long max;	/* ... at most */
 	unsigned int bufsize;
-	unsigned int keep;	/* the shrinker leaves this many */
 };
 
-/* a decompression stream and its buffers, from the compressor's shared pool */
+/* a decompression stream, from the compressor's shared pool */
 struct sqfs_worker {
 	struct list_head node;
 	void *stream;
-	void *in;		/* compressed bytes of one block, and a slack */
-	void *out;		/* decompressed bytes of one block */
-	u32 size;		/* of in and out */
 };
 
 struct sqfs_pool;
@@ -118,12 +115,17 @@ struct sqfs_sb {
 	struct sqfs_bcache frag;
 	struct shrinker shrinker;
 	bool shrinker_on;
+	bool caches_ready;	/* the shrinker may look at them */
+	/* bytes in directories' tables of names, and the most they may take */
+	atomic_long_t names_bytes;
+	unsigned long names_max;
 
 	struct super_block *sb;
 	/* the fragment block after the one a reader moved on to (file.c) */
 	struct work_struct frag_ra;
 	u32 frag_last;		/* the fragment readers asked for last */
 	u32 frag_next;		/* the one frag_ra loads */
+	struct mem_cgroup *frag_memcg;	/* ... charged to this one */
 };
 
 struct sqfs_inode {
@@ -144,6 +146,7 @@ struct sqfs_inode {
 	struct sqfs_mcur walk;
 	struct sqfs_seek *seek;	/* checkpoints of earlier walks */
 	u64 nseek;
+	u64 seek_cap;		/* room in seek */
 
 	struct sqfs_dnames *names;	/* dir: its names for lookups (dir.c) */
 	atomic_t lookups;	/* dir: lookups before it had them */
@@ -182,19 +185,25 @@ int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len);
  */
 #define SQFS_RBUF_SIZE		(SZ_512K - 2 * PAGE_SIZE)
 struct sqfs_rbuf;
+struct sqfs_rbuf *sqfs_rbuf_new(size_t size);
+void *sqfs_rbuf_mem(struct sqfs_rbuf *rb);
 struct sqfs_rbuf *sqfs_rbuf_read(struct super_block *sb, u64 pos, u64 end);
 struct sqfs_rbuf *sqfs_rbuf_get(struct sqfs_rbuf *rb);
 void sqfs_rbuf_put(struct sqfs_rbuf *rb);
 void sqfs_rbufs_drain(void);
-int sqfs_decode_data(struct super_block *sb, struct sqfs_worker *w,
-		     struct sqfs_rbuf *rb, u64 pos, u32 len, bool compressed,
-		     void *out, u32 outlen);
+int sqfs_idle_init(void);
+void sqfs_idle_exit(void);
+int sqfs_decode_data(struct super_block *sb, struct sqfs_rbuf *rb, u64 pos,
+		     u32 len, bool compressed, void *out, u32 outlen);
 int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 		    void *out, u32 outlen);
 
 /* cache.c */
+int sqfs_cblk_cache_init(void);
+void sqfs_cblk_cache_exit(void);
 int sqfs_caches_init(struct super_block *sb);
 void sqfs_caches_free(struct sqfs_sb *sbi);
+void sqfs_caches_show(struct seq_file *m, struct sqfs_sb *sbi);
 int sqfs_meta_read(struct super_block *sb, struct sqfs_mcur *c, void *buf,
 		   size_t len);
 int sqfs_meta_skip(struct super_block *sb, struct sqfs_mcur *c, size_t len);

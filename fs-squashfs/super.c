@@ -13,6 +13,7 @@
 #include <linux/fs_parser.h>
 #include <linux/magic.h>
 #include <linux/workqueue.h>
+#include <linux/memcontrol.h>
 #include "internal.h"
 
 static struct kmem_cache *sqfs_inode_cachep;
@@ -77,14 +78,24 @@ static struct inode *sqfs_alloc_inode(struct super_block *sb)
 	return &si->vfs_inode;
 }
 
+/*
+ * A directory's table of names counts against its mount's budget: it goes
+ * here, while the mount is still there (free_inode may run after it).
+ */
+static void sqfs_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	if (S_ISDIR(inode->i_mode))
+		sqfs_dir_evict(inode);
+}
+
 static void sqfs_free_inode(struct inode *inode)
 {
 	if (S_ISLNK(inode->i_mode))
 		kfree(inode->i_link);
 	else if (S_ISREG(inode->i_mode))
 		sqfs_file_evict(inode);
-	else if (S_ISDIR(inode->i_mode))
-		sqfs_dir_evict(inode);
 	kmem_cache_free(sqfs_inode_cachep, SQFS_I(inode));
 }
 
@@ -118,11 +129,25 @@ static int sqfs_show_options(struct seq_file *m, struct dentry *root)
 	return 0;
 }
 
+/* the memory the mount holds, in /proc/self/mountstats */
+static int sqfs_show_stats(struct seq_file *m, struct dentry *root)
+{
+	struct sqfs_sb *sbi = SQFS_SB(root->d_sb);
+
+	seq_puts(m, "livesquash");
+	sqfs_caches_show(m, sbi);
+	seq_printf(m, "\n\tname tables: %ld bytes (at most %lu)",
+		   atomic_long_read(&sbi->names_bytes), sbi->names_max);
+	return 0;
+}
+
 static const struct super_operations sqfs_super_ops = {
 	.alloc_inode = sqfs_alloc_inode,
+	.evict_inode = sqfs_evict_inode,
 	.free_inode = sqfs_free_inode,
 	.statfs = sqfs_statfs,
 	.show_options = sqfs_show_options,
+	.show_stats = sqfs_show_stats,
 };
 
 /* mount options */
@@ -210,6 +235,17 @@ static int sqfs_parse_super(struct super_block *sb, const struct sqfs_super *d)
 	    sbi->block_size != 1U << sbi->block_log)
 		return sqfs_corrupt(sb, "block size %u (log %u) is invalid",
 				    sbi->block_size, sbi->block_log);
+	/*
+	 * file.c maps a block onto whole pages (block_log - PAGE_SHIFT): a
+	 * block smaller than a page (4 KiB blocks with 16 or 64 KiB pages)
+	 * is not supported. It cannot happen with 4 KiB pages, the least
+	 * the format has.
+	 */
+	if (sbi->block_log < PAGE_SHIFT) {
+		sqfs_err(sb, "block size %u is smaller than the page size %lu: not supported",
+			 sbi->block_size, PAGE_SIZE);
+		return -EOPNOTSUPP;
+	}
 	if (sbi->bytes_used < sizeof(*d) || sbi->bytes_used > devsize)
 		return sqfs_corrupt(sb, "image size %llu does not fit the device (%llu bytes)",
 				    sbi->bytes_used, devsize);
@@ -416,8 +452,10 @@ static void sqfs_kill_sb(struct super_block *sb)
 	struct sqfs_sb *sbi = SQFS_SB(sb);
 
 	/* no reader is left to queue it again; it reads the device */
-	if (sbi)
+	if (sbi) {
 		cancel_work_sync(&sbi->frag_ra);
+		mem_cgroup_put(xchg(&sbi->frag_memcg, NULL));
+	}
 	kill_block_super(sb);
 	if (!sbi)
 		return;
@@ -456,16 +494,26 @@ static int __init sqfs_init(void)
 	if (!sqfs_inode_cachep)
 		return -ENOMEM;
 	sqfs_pools_init();
-	err = sqfs_jobs_init();
+	err = sqfs_cblk_cache_init();
 	if (err)
 		goto out_cache;
-	err = register_filesystem(&sqfs_fs_type);
+	err = sqfs_jobs_init();
+	if (err)
+		goto out_cblk;
+	err = sqfs_idle_init();
 	if (err)
 		goto out_jobs;
+	err = register_filesystem(&sqfs_fs_type);
+	if (err)
+		goto out_idle;
 	pr_info("livesquash: squashfs 4.0 driver %s\n", LIVESQUASH_VERSION);
 	return 0;
+out_idle:
+	sqfs_idle_exit();
 out_jobs:
 	sqfs_jobs_exit();
+out_cblk:
+	sqfs_cblk_cache_exit();
 out_cache:
 	kmem_cache_destroy(sqfs_inode_cachep);
 	return err;
@@ -475,8 +523,9 @@ static void __exit sqfs_exit(void)
 {
 	unregister_filesystem(&sqfs_fs_type);
 	sqfs_jobs_exit();
-	sqfs_rbufs_drain();
+	sqfs_idle_exit();
 	rcu_barrier();	/* inodes freed by RCU must be gone first */
+	sqfs_cblk_cache_exit();
 	kmem_cache_destroy(sqfs_inode_cachep);
 }
 

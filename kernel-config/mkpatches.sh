@@ -51,12 +51,15 @@ commit "squashfs: in-memory state" \
 of the driver." internal.h
 commit "squashfs: block reading and decompressors" \
 "Metadata and fragments come through the block device's page cache, data
-blocks straight into the decompressing worker's buffer; each
-compressor is a small ops table over the kernel's own library (zlib_inflate,
-xz_dec, lzo1x, lz4, zstd)." block.c zlib.c xz.c lzo.c lz4.c zstd.c
+blocks straight from the disk into read buffers; a decompression stream is
+taken only once the bytes are read, never across I/O, so nested loop mounts
+and slow media cannot stall each other; idle buffers and streams go to memory
+reclaim; each compressor is a small ops table over the kernel's own library
+(zlib_inflate, xz_dec, lzo1x, lz4, zstd)." block.c zlib.c xz.c lzo.c lz4.c zstd.c
 commit "squashfs: metadata and fragment caches" \
-"The last few decompressed metadata and fragment blocks of a mount, and
-reads that follow a record from one metadata block into the next." cache.c
+"Decompressed metadata and fragment blocks of a mount, charged to the reader's
+memory cgroup, on a memcg-aware list_lru with a shrinker and capped per mount,
+and reads that follow a record from one metadata block into the next." cache.c
 commit "squashfs: lookup tables" \
 "Ids (kept decoded), fragments and export table: the position arrays are
 read and checked once at mount." tables.c
@@ -76,7 +79,8 @@ commit "squashfs: export operations" \
 commit "squashfs: extended attributes" \
 "user., trusted. and security. attributes, with out-of-line values." xattr.c
 commit "squashfs: superblock and mount" \
-"Superblock checks, errors=continue|panic, statfs, registration." super.c
+"Superblock checks, errors=continue|panic, statfs, the caches' figures in
+mountstats, registration." super.c
 commit "squashfs: Kconfig and Makefile" \
 "Same symbols as before, so existing configs carry over." Kconfig Makefile
 cp "$drv/Documentation/squashfs.rst" Documentation/filesystems/squashfs.rst
