@@ -113,7 +113,7 @@ LS_OVMF_CODE=${LS_OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 LS_OVMF_VARS=${LS_OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 LS_PRESS_ENTER_MAX=${LS_PRESS_ENTER_MAX:-90}
 # what a console must never show
-LS_CRASH_REGEX='BUG:|WARNING:|Oops|Call Trace|KASAN|Kernel panic'
+LS_CRASH_REGEX='BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|Kernel panic|blocked for more than'
 
 LS_ACCEL=""
 ls_accel() {

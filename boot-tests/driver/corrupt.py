@@ -3,6 +3,7 @@
 
 usage: corrupt.py BASE BASE2 OUTDIR > list.tsv
        corrupt.py faults OUTDIR NAME=IMAGE... >> list.tsv
+       corrupt.py crafted BASE OUT   (the hazard tests' image, see crafted())
   BASE   gzip image with uncompressed metadata (mksquashfs -noI -noF -noX): every
          inode, directory entry and table field can be patched in place
   BASE2  the same tree with everything compressed (mksquashfs defaults): corruption
@@ -434,8 +435,41 @@ def faults(outdir, specs):
                      ", ".join("%s at byte %d" % x for x in sectors[sector])))
 
 
+def inode_named(P, name):
+    """the inode record that a directory entry called NAME points at"""
+    for d in P["dirs"]:
+        for run in d["runs"]:
+            for e in run["entries"]:
+                if e["name"] == name:
+                    pos = P["iblocks"][e["iblk"]][0] + e["ioff"]
+                    return next(r for r in P["inodes"] if r["pos"] == pos)
+    raise SystemExit("corrupt.py: no entry %r" % name)
+
+
+def crafted(base, out):
+    """The review's crafted image (hazard tests): in an image with uncompressed
+    metadata, the symlink s0 gets link count 0 (a lookup fails after reading its
+    target) and the sparse file huge the size 2^46 (its block list stays 8 MiB)."""
+    img = Image(base)
+    P = parse(img)
+    ia = lambda spos: img.abs_of(P["iblocks"], spos)
+    d = bytearray(img.data)
+    s0 = inode_named(P, b"s0")
+    assert s0["type"] in (3, 10), "s0 is not a symlink"
+    struct.pack_into("<I", d, ia(s0["tsize_pos"] - 4), 0)
+    huge = inode_named(P, b"huge")
+    assert huge["type"] == 9 and huge["frag"] == 0xFFFFFFFF, "huge is not a sparse LREG file"
+    struct.pack_into("<Q", d, ia(huge["size_pos"]), 1 << 46)
+    with open(out, "wb") as f:
+        f.write(d)
+    print("s0: inode %d nlink 0; huge: inode %d size 2^46 (%d real blocks)"
+          % (s0["ino"], huge["ino"], huge["nblocks"]))
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["faults"]:
         faults(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1:2] == ["crafted"]:
+        crafted(sys.argv[2], sys.argv[3])
     else:
         main()

@@ -2,12 +2,14 @@
 # boot-tests/driver/guest-init.sh: /init of the driver-test initramfs (busybox, POSIX sh).
 #
 # Kernel command line:
-#   lsq.mode=good|bad|stress|unplug
+#   lsq.mode=good|bad|stress|unplug|hazard
 #                          good: manifest, statfs, readdir, listing, export, re-read,
 #                          remount, options
 #                          bad: mount and walk corrupted images, report what failed
 #                          stress: lsqx -s against /expected-ID.man (the host's
 #                          expected manifest of that image)
+#                          hazard: the tests of hazard-guest.sh (nested mounts, a
+#                          slow medium, memory cgroups, crafted inodes)
 #   lsq.drv=D[,D...]       builtin (the kernel's own squashfs), stock or ours
 #                          (insmod /lib/modules/drv/{stock,ours}/squashfs.ko first)
 #   lsq.ndisks=N           how many virtio disks to wait for
@@ -36,6 +38,8 @@ mount -t devtmpfs dev /dev
 mkdir -p /mnt /tmp
 # shellcheck disable=SC1091 # run.sh copies boot-tests/guest-lib.sh there
 . /guest-lib.sh
+# shellcheck disable=SC1091 # and hazard-guest.sh (lsq.mode=hazard)
+. /hazard-guest.sh
 
 mode=$(gl_arg mode lsq.)
 drvs=$(gl_arg drv lsq. | tr , ' ')
@@ -50,7 +54,7 @@ memcgmax=$(gl_arg memcgmax lsq.)
 gl_open
 gl_say "START mode=$mode drv=$drvs kernel=$(uname -r)"
 if [ -d /lib/modules/deps ]; then
-	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
+	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk loop; do
 		insmod "/lib/modules/deps/$m.ko" || gl_say "INSMOD-FAIL $m"
 	done
 fi

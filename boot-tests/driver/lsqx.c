@@ -41,6 +41,9 @@
  *                         at once (pread at random offsets, mmap, sequential
  *                         reads, splice) while the parent drops the caches,
  *                         every byte compared. Last line "stress ...".
+ *   lsqx -m FILE OFFSET   map FILE and read the byte at OFFSET through the mapping
+ *                         (one page fault); prints it in hex
+ *   lsqx -n COUNT PATH    lstat PATH COUNT times; prints "lstat ok=N ERRNO=N ..."
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -1167,6 +1170,51 @@ static int cmd_stress(const char *mnt, const char *manifest, int nproc, double s
 	return fails != 0;
 }
 
+/* -m: one page fault at @off of @path */
+static int cmd_fault(const char *path, long long off)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = open(path, O_RDONLY);
+	unsigned char *p;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) || off < 0 || off >= st.st_size) {
+		fprintf(stderr, "lsqx -m: %s: %s\n", path, fd < 0 ? strerror(errno) : "bad offset");
+		return 1;
+	}
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, off - off % pg);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "lsqx -m: mmap %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	printf("%02x\n", p[off % pg]);
+	munmap(p, pg);
+	close(fd);
+	return 0;
+}
+
+/* -n: @count lookups of @path (one that fails is not cached: each looks again) */
+static int cmd_lstats(long count, const char *path)
+{
+	static long by_errno[4096];
+	struct stat st;
+	long i, ok = 0;
+	int e;
+
+	for (i = 0; i < count; i++) {
+		if (!lstat(path, &st))
+			ok++;
+		else if (errno > 0 && errno < 4096)
+			by_errno[errno]++;
+	}
+	printf("lstat ok=%ld", ok);
+	for (e = 1; e < 4096; e++)
+		if (by_errno[e])
+			printf(" %s=%ld", strerrorname_np(e) ?: "?", by_errno[e]);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 0, i;
@@ -1183,6 +1231,10 @@ int main(int argc, char **argv)
 		return cmd_list(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "-e"))
 		return cmd_export(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "-n"))
+		return cmd_lstats(atol(argv[2]), argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "-m"))
+		return cmd_fault(argv[2], atoll(argv[3]));
 	if (argc == 6 && !strcmp(argv[1], "-s"))
 		return cmd_stress(argv[2], argv[3], atoi(argv[4]), atof(argv[5]));
 

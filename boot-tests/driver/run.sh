@@ -26,7 +26,10 @@
 # debian-X.stock and debian-X.ours), DRIVER_JOBS (QEMU boots at once, default 2; 1: one
 # after another), DRIVER_STRESS=ID,... (images of the stress pass; default g02,g10
 # quick), DRIVER_STRESS_SECS (its length per image, 8), DRIVER_RUNDIR (instead of
-# build/driver-tests/run-MODE), DRIVER_TEST_HANG=DRV:ID (the guest stops at that image:
+# build/driver-tests/run-MODE), DRIVER_HAZARD (which kernels and drivers boot the
+# hazard tests, hazard.sh: default ours; "hazard" in DRIVER_ONLY selects only them, with
+# the boots it names), DRIVER_MODULE (our module, default build/module/squashfs.ko),
+# DRIVER_TEST_HANG=DRV:ID (the guest stops at that image:
 # a test of the hang watchdog and restart), DRIVER_MEM (guest MiB, default 512; the debug
 # kernel, LS_KERNEL=build/kobj-debug/..., needs ~1536), DRIVER_APPEND (more kernel
 # arguments for every boot; the debug kernel wants acpi=noirq: there ACPI's PCI
@@ -92,7 +95,7 @@ LS_KERNEL=${LS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
 kver=$(ls_debian_kver)
 DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
 MODDIR=/lib/modules/$kver
-OUR_KO=$BUILD/module/squashfs.ko
+OUR_KO=${DRIVER_MODULE:-$BUILD/module/squashfs.ko}
 for f in "$LS_KERNEL" "$DEB_KERNEL" "$OUR_KO" "$MODDIR/kernel/fs/squashfs/squashfs.ko"; do
 	[[ -f $f ]] || die "missing $f (make kernel / make module / linux-image-amd64)"
 done
@@ -304,6 +307,15 @@ for f in "$TOP"/boot-tests/driver/findings/*.img; do
 done
 note "$nf fuzz findings in the corrupted set (boot-tests/driver/findings)"
 
+# --- the hazard tests' images (hazard.sh) ---
+# shellcheck source=SCRIPTDIR/hazard.sh disable=SC1091 # (followed with -x)
+source "$here/hazard.sh"
+hazards=no
+if [[ ${DRIVER_BOOTS:-yes} != no && (-z ${DRIVER_ONLY:-} || " $DRIVER_ONLY " == *" hazard "*) ]]; then
+	hazards=yes
+	hazard_prepare
+fi
+
 # --- initramfs: busybox, lsqx, manifest.sh, /init, guest-lib.sh (+ Debian's modules) ---
 # mkinitrd OUT [debian]
 mkinitrd() {
@@ -311,13 +323,15 @@ mkinitrd() {
 	ls_busybox_stage "$s" "$here/guest-init.sh"
 	cp "$D/bin/lsqx" "$s/bin/lsqx"
 	cp "$TOP/boot-tests/manifest.sh" "$s/bin/manifest.sh"
+	cp "$here/hazard-guest.sh" "$s/hazard-guest.sh"
 	cp "$R/expected" "$s/expected"
+	[[ $hazards == no ]] || cp "$HZ/hz-tree.sums" "$HZ/hz-inner.sums" "$s/"
 	while IFS=$'\t' read -r a _; do
 		cp "$R/exp-$a.man" "$s/expected-$a.man"
 	done <"$R/good-stress.tsv"
 	if [[ ${2:-} == debian ]]; then
 		mkdir -p "$s/lib/modules/deps" "$s/lib/modules/drv/stock" "$s/lib/modules/drv/ours"
-		for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
+		for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk loop; do
 			cp "$(modinfo -k "$kver" -n "$a")" "$s/lib/modules/deps/$a.ko"
 		done
 		cp "$MODDIR/kernel/fs/squashfs/squashfs.ko" "$s/lib/modules/drv/stock/squashfs.ko"
@@ -567,6 +581,7 @@ unplug_boot() {
 if [[ -z ${DRIVER_ONLY:-} || " $DRIVER_ONLY " == *" ours-unplug "* ]]; then
 	unplug_boot
 fi
+[[ $hazards == no ]] || hazard_boots
 note "total $(($(date +%s) - t_start)) s; results in $R"
 echo "$((n - failed)) passed, $failed failed"
 [[ $failed -eq 0 ]]
