@@ -8,7 +8,9 @@
  * Talks to the host's fuzz/vm.py over PORT (/dev/ttyS1, raw). For each image the
  * host sends, it loop-mounts it read-only as squashfs, walks the whole tree the way
  * a user would (getdents with a small buffer, lstat, readlink, read, pread, mmap,
- * SEEK_DATA/SEEK_HOLE, listxattr/getxattr, file handles, statfs), unmounts, and
+ * SEEK_DATA/SEEK_HOLE, listxattr/getxattr, file handles, statfs), then loop-mounts
+ * the first file in it that starts with squashfs's magic (an image inside the
+ * image, as a live system's users loop-mount one) and walks that too, unmounts, and
  * answers with the KCOV coverage of that work: AFL-style edges (hash of the previous
  * and this program counter) over the program counters that fall in the kernel
  * functions whose names start with one of the PREFIXes (default "sqfs_": our
@@ -60,6 +62,8 @@
 #define SHM_SIZE (16u << 20)
 #define IMG_PATH "/tmp/fuzz.img"
 #define MNT "/mnt"
+#define MNT_INNER "/mnt-inner"
+#define INNER_DEPTH 2
 
 struct range {
 	uint64_t start, end;
@@ -383,14 +387,14 @@ static void walk(const char *path, int depth, int mount_fd)
 	}
 }
 
-static int loop_attach(int loop_fd)
+static int loop_attach(int loop_fd, const char *path)
 {
 	struct loop_config cfg = { 0 };
-	int fd = open(IMG_PATH, O_RDONLY);
+	int fd = open(path, O_RDONLY);
 	int rc;
 
 	if (fd < 0)
-		die(IMG_PATH);
+		return -1;
 	cfg.fd = fd;
 	cfg.info.lo_flags = LO_FLAGS_READ_ONLY;
 	rc = ioctl(loop_fd, LOOP_CONFIGURE, &cfg);
@@ -398,15 +402,72 @@ static int loop_attach(int loop_fd)
 	return rc;
 }
 
+/*
+ * The first regular file at most INNER_DEPTH levels below @dir that starts
+ * with squashfs's magic, into @out; 0 if there is one
+ */
+static int find_inner(const char *dir, int depth, char *out, size_t outlen)
+{
+	char child[4096], magic[4];
+	struct dirent *d;
+	struct stat st;
+	int rc = -1, fd;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return -1;
+	while (rc && (d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		snprintf(child, sizeof(child), "%s/%s", dir, d->d_name);
+		if (lstat(child, &st))
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < INNER_DEPTH) {
+			rc = find_inner(child, depth + 1, out, outlen);
+		} else if (S_ISREG(st.st_mode) && st.st_size >= 96) {
+			fd = open(child, O_RDONLY);
+			if (fd >= 0 && read(fd, magic, 4) == 4 && !memcmp(magic, "hsqs", 4)) {
+				snprintf(out, outlen, "%s", child);
+				rc = 0;
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	closedir(dp);
+	return rc;
+}
+
+/* the image inside the image, if there is one: loop-mounted from MNT and walked */
+static void run_inner(int inner_fd)
+{
+	char path[4096];
+	int mount_fd;
+
+	if (find_inner(MNT, 0, path, sizeof(path)) || loop_attach(inner_fd, path))
+		return;
+	if (!mount("/dev/loop1", MNT_INNER, "squashfs", MS_RDONLY, NULL)) {
+		mount_fd = open(MNT_INNER, O_RDONLY | O_DIRECTORY);
+		walk(MNT_INNER, 0, mount_fd);
+		if (mount_fd >= 0)
+			close(mount_fd);
+		if (umount2(MNT_INNER, 0) && umount2(MNT_INNER, MNT_DETACH))
+			die("umount " MNT_INNER);
+	}
+	ioctl(inner_fd, BLKFLSBUF, 0);
+	if (ioctl(inner_fd, LOOP_CLR_FD, 0))
+		die("LOOP_CLR_FD loop1");
+}
+
 /* one image: returns the mount's errno (0: mounted and walked) */
-static int run_one(int loop_fd)
+static int run_one(int loop_fd, int inner_fd)
 {
 	struct statfs sf;
 	int rc = 0, mount_fd;
 
 	n_entries = 0;
 	n_errors = 0;
-	if (loop_attach(loop_fd))
+	if (loop_attach(loop_fd, IMG_PATH))
 		die("LOOP_CONFIGURE");
 	if (cover)
 		__atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
@@ -419,6 +480,7 @@ static int run_one(int loop_fd)
 	walk(MNT, 0, mount_fd);
 	if (mount_fd >= 0)
 		close(mount_fd);
+	run_inner(inner_fd);
 	if (umount2(MNT, 0)) {
 		fprintf(stderr, "lsqfuzz-agent: umount: %s\n", strerror(errno));
 		if (umount2(MNT, MNT_DETACH))
@@ -559,7 +621,7 @@ int main(int argc, char **argv)
 	unsigned char *shm;
 	struct sigaction sa = { .sa_handler = on_sigbus };
 	struct termios tio;
-	int port, loop_fd, ctl, nr, n = 0;
+	int port, loop_fd, inner_fd, ctl, nr, n = 0;
 	char hello[128];
 
 	if (argc < 2) {
@@ -592,7 +654,13 @@ int main(int argc, char **argv)
 	loop_fd = open("/dev/loop0", O_RDWR);
 	if (loop_fd < 0)
 		die("/dev/loop0");
+	if (ioctl(ctl, LOOP_CTL_ADD, 1) < 0 && errno != EEXIST)
+		die("LOOP_CTL_ADD 1");
+	inner_fd = open("/dev/loop1", O_RDWR);
+	if (inner_fd < 0)
+		die("/dev/loop1");
 	mkdir(MNT, 0755);
+	mkdir(MNT_INNER, 0755);
 	shm = map_shm();
 	load_ranges(prefixes);
 	kcov_open();
@@ -619,7 +687,7 @@ int main(int argc, char **argv)
 			die(IMG_PATH);
 		write_all(fd, shm, len);
 		close(fd);
-		rc = run_one(loop_fd);
+		rc = run_one(loop_fd, inner_fd);
 		answer(port, shm, rc, collect_edges());
 	}
 }

@@ -185,6 +185,18 @@ build_seeds() {
 		plain-meta-zstd|zstd|4K||-noI -noX
 		plain-data-xz|xz|4K||-noD -noF
 	EOF
+	# an image inside the image (the agent loop-mounts it too): inside a gzip image
+	# as the live root's users have it (the same compressor: the inner mount's reads
+	# go through the outer one's decompressors), and inside an uncompressed one,
+	# where mutations land in the inner image's bytes as they are
+	rm -rf "$tree-nest" && mkdir -p "$tree-nest/sub"
+	mksquashfs "$tree" "$tree-nest/sub/inner.img" -noappend -quiet -no-progress -processors 1 \
+		-comp gzip -b 4K >/dev/null
+	# (two sources: each is a folder of the root, the inner image two levels down)
+	mksquashfs "$tree" "$tree-nest" "$s/nest-gzip-4k.sqfs" -noappend -quiet -no-progress \
+		-processors 1 -comp gzip -b 4K >/dev/null
+	mksquashfs "$tree" "$tree-nest" "$s/nest-plain-4k.sqfs" -noappend -quiet -no-progress \
+		-processors 1 -comp gzip -b 4K -noI -noD -noF -noX >/dev/null
 	# squashfs-tools-ng writes differently (tables, fragments, directory order)
 	gensquashfs -D "$tree" -k -c gzip -b 4096 -q -f "$s/ng-gzip-4k.sqfs" >/dev/null 2>&1 ||
 		echo "fuzz: gensquashfs failed, seeds without it" >&2
