@@ -51,7 +51,7 @@ fuzz-compare: deps module ## the fuzz queue and findings through Debian's kernel
 	@bash $(TOP)/boot-tests/fuzz/fuzz.sh compare
 
 .PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke
-check: deps module kernel-tree ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
+check: deps module kernel-tree kernel-tree-6.12 ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
 check-live: deps ## only the live-ISO boot tests
@@ -82,7 +82,7 @@ check-suites: ## run only the boot-test suites named in SUITES=...
 check-accel: ## print the QEMU accelerator the tests use (kvm or tcg; probed once, cached in build/accel)
 	@bash $(TOP)/iso/accel.sh
 
-check-lint: deps kernel-tree ## static checks (TAP): shellcheck every shell script, checkpatch --strict and sparse (C=2) + W=1 on fs-squashfs/
+check-lint: deps kernel-tree kernel-tree-6.12 ## static checks (TAP): shellcheck every shell script, checkpatch --strict and sparse (C=2) + W=1 on fs-squashfs/ against Debian 12's 6.1 headers and Debian 13's 6.12 tree
 	@bash $(TOP)/boot-tests/lint.sh
 
 bench: deps module ## A/B benchmark in QEMU on Debian's kernel: stock squashfs.ko vs ours vs EROFS (table, build/bench/run-full/results.json, ratios.png)

@@ -226,7 +226,7 @@ void sqfs_worker_put(struct super_block *sb, struct sqfs_worker *w)
 /* start reading every page of the image in [pos, end) not cached yet */
 void sqfs_raw_readahead(struct super_block *sb, u64 pos, u64 end)
 {
-	struct address_space *mapping = sb->s_bdev->bd_inode->i_mapping;
+	struct address_space *mapping = sqfs_bdev_mapping(sb->s_bdev);
 	pgoff_t first = pos >> PAGE_SHIFT;
 	DEFINE_READAHEAD(ractl, NULL, NULL, mapping, first);
 
@@ -261,7 +261,7 @@ static int sqfs_raw_check(struct super_block *sb, u64 pos, size_t len)
 
 int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len)
 {
-	struct address_space *mapping = sb->s_bdev->bd_inode->i_mapping;
+	struct address_space *mapping = sqfs_bdev_mapping(sb->s_bdev);
 	pgoff_t idx = pos >> PAGE_SHIFT;
 	pgoff_t last;
 	size_t done = 0;
@@ -552,20 +552,22 @@ static unsigned long sqfs_idle_scan(struct shrinker *s,
 	return freed ?: SHRINK_STOP;
 }
 
-static struct shrinker sqfs_idle_shrinker = {
-	.count_objects = sqfs_idle_count,
-	.scan_objects = sqfs_idle_scan,
-	.seeks = DEFAULT_SEEKS,
-};
+static struct shrinker *sqfs_idle_shrinker;
 
 int sqfs_idle_init(void)
 {
-	return register_shrinker(&sqfs_idle_shrinker, "livesquash-idle");
+	sqfs_idle_shrinker = sqfs_shrinker_new(0, "livesquash-idle", NULL,
+					       sqfs_idle_count,
+					       sqfs_idle_scan);
+	if (!sqfs_idle_shrinker)
+		return -ENOMEM;
+	sqfs_shrinker_start(sqfs_idle_shrinker);
+	return 0;
 }
 
 void sqfs_idle_exit(void)
 {
-	unregister_shrinker(&sqfs_idle_shrinker);
+	sqfs_shrinker_free(sqfs_idle_shrinker);
 	sqfs_rbufs_drain();
 }
 
@@ -651,7 +653,7 @@ static const void *sqfs_fetch(struct super_block *sb, struct sqfs_rbuf *rb,
 
 	if (in)
 		return in;
-	if (direct && !filemap_range_has_page(sb->s_bdev->bd_inode->i_mapping,
+	if (direct && !filemap_range_has_page(sqfs_bdev_mapping(sb->s_bdev),
 					      pos, pos + len - 1)) {
 		err = sqfs_raw_check(sb, pos, len);
 		if (err)

@@ -142,7 +142,7 @@ static void sqfs_cache_free(struct sqfs_bcache *c)
 
 	xa_for_each(&c->blocks, idx, b) {
 		xa_erase(&c->blocks, idx);
-		list_lru_del(&c->lru, &b->lru);
+		sqfs_lru_del(&c->lru, &b->lru);
 		sqfs_cblk_put(b);
 	}
 	xa_destroy(&c->blocks);
@@ -152,11 +152,8 @@ static void sqfs_cache_free(struct sqfs_bcache *c)
 static unsigned long sqfs_shrink_count(struct shrinker *s,
 				       struct shrink_control *sc)
 {
-	struct sqfs_sb *sbi = container_of(s, struct sqfs_sb, shrinker);
+	struct sqfs_sb *sbi = sqfs_shrinker_data(s);
 
-	/* registered before its lists are set up: pairs with sqfs_caches_init */
-	if (!smp_load_acquire(&sbi->caches_ready))
-		return 0;
 	return list_lru_shrink_count(&sbi->frag.lru, sc) +
 	       list_lru_shrink_count(&sbi->meta.lru, sc);
 }
@@ -165,14 +162,11 @@ static unsigned long sqfs_shrink_count(struct shrinker *s,
 static unsigned long sqfs_shrink_scan(struct shrinker *s,
 				      struct shrink_control *sc)
 {
-	struct sqfs_sb *sbi = container_of(s, struct sqfs_sb, shrinker);
+	struct sqfs_sb *sbi = sqfs_shrinker_data(s);
 	struct sqfs_bcache *caches[] = { &sbi->frag, &sbi->meta };
 	unsigned long freed = 0;
 	unsigned int i;
 
-	/* pairs with sqfs_caches_init */
-	if (!smp_load_acquire(&sbi->caches_ready))
-		return SHRINK_STOP;
 	for (i = 0; i < ARRAY_SIZE(caches) && sc->nr_to_scan; i++) {
 		LIST_HEAD(gone);
 
@@ -186,27 +180,24 @@ static unsigned long sqfs_shrink_scan(struct shrinker *s,
 int sqfs_caches_init(struct super_block *sb)
 {
 	struct sqfs_sb *sbi = SQFS_SB(sb);
+	char name[sizeof(sb->s_id) + 16];
 	int err;
 
 	sqfs_cache_init(&sbi->meta, SQFS_META_SIZE, SQFS_META_CAP);
 	sqfs_cache_init(&sbi->frag, sbi->block_size, SQFS_FRAG_CAP);
 	sbi->names_max = sqfs_mem_cap(SQFS_NAMES_CAP);
-	sbi->shrinker.count_objects = sqfs_shrink_count;
-	sbi->shrinker.scan_objects = sqfs_shrink_scan;
-	sbi->shrinker.seeks = DEFAULT_SEEKS;
-	sbi->shrinker.flags = SHRINKER_NUMA_AWARE | SHRINKER_MEMCG_AWARE;
-	err = register_shrinker(&sbi->shrinker, "livesquash-%s", sb->s_id);
+	snprintf(name, sizeof(name), "livesquash-%s", sb->s_id);
+	sbi->shrinker = sqfs_shrinker_new(SHRINKER_NUMA_AWARE |
+					  SHRINKER_MEMCG_AWARE, name, sbi,
+					  sqfs_shrink_count, sqfs_shrink_scan);
+	if (!sbi->shrinker)
+		return -ENOMEM;
+	/* the lists first: the shrinker looks at them once it is started */
+	err = list_lru_init_memcg(&sbi->meta.lru, sbi->shrinker) ?:
+	      list_lru_init_memcg(&sbi->frag.lru, sbi->shrinker);
 	if (err)
 		return err;
-	sbi->shrinker_on = true;
-	err = list_lru_init_memcg(&sbi->meta.lru, &sbi->shrinker);
-	if (err)
-		return err;
-	err = list_lru_init_memcg(&sbi->frag.lru, &sbi->shrinker);
-	if (err)
-		return err;
-	/* the shrinker sees the lists set up once it sees this */
-	smp_store_release(&sbi->caches_ready, true);
+	sqfs_shrinker_start(sbi->shrinker);
 	return 0;
 }
 
@@ -214,8 +205,7 @@ void sqfs_caches_free(struct sqfs_sb *sbi)
 {
 	if (!sbi->meta.bufsize)		/* the mount failed before */
 		return;
-	if (sbi->shrinker_on)
-		unregister_shrinker(&sbi->shrinker);
+	sqfs_shrinker_free(sbi->shrinker);
 	sqfs_cache_free(&sbi->meta);
 	sqfs_cache_free(&sbi->frag);
 }
@@ -271,7 +261,7 @@ static struct sqfs_cblk *sqfs_cache_add(struct sqfs_bcache *c,
 	xa_unlock(&c->blocks);
 	if (!old) {
 		atomic_long_inc(&c->nr);
-		list_lru_add(&c->lru, &b->lru);
+		sqfs_lru_add(&c->lru, &b->lru);
 		sqfs_cache_trim(c);
 		return b;
 	}

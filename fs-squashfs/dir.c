@@ -385,7 +385,7 @@ static int sqfs_readdir(struct file *file, struct dir_context *ctx)
 		 */
 		if (dir != dir->i_sb->s_root->d_inode &&
 		    (!parent || parent > SQFS_SB(dir->i_sb)->inode_count))
-			parent = parent_ino(file->f_path.dentry);
+			parent = sqfs_parent_ino(file->f_path.dentry);
 		if (!dir_emit(ctx, "..", 2, parent, DT_DIR))
 			return 0;
 		ctx->pos = 3;

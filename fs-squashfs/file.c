@@ -771,7 +771,7 @@ const struct file_operations sqfs_file_fops = {
 	.llseek = sqfs_file_llseek,
 	.read_iter = generic_file_read_iter,
 	.mmap = generic_file_readonly_mmap,
-	.splice_read = generic_file_splice_read,
+	.splice_read = sqfs_splice_read,
 };
 
 const struct address_space_operations sqfs_file_aops = {

@@ -256,10 +256,7 @@ static int sqfs_read_inode(struct inode *inode, u64 ref)
 
 	i_uid_write(inode, sbi->ids[uid]);
 	i_gid_write(inode, sbi->ids[gid]);
-	inode->i_mtime.tv_sec = le32_to_cpu(h.mtime);
-	inode->i_mtime.tv_nsec = 0;
-	inode->i_atime = inode->i_mtime;
-	inode->i_ctime = inode->i_mtime;
+	sqfs_set_times(inode, le32_to_cpu(h.mtime));
 	inode->i_mode = le16_to_cpu(h.mode) & S_IALLUGO;
 	SQFS_I(inode)->xattr = SQFS_NO_XATTR;
 

@@ -14,6 +14,7 @@
 #include <linux/xattr.h>
 #include <linux/sizes.h>
 #include "squashfs_fs.h"
+#include "compat.h"
 
 #define LIVESQUASH_VERSION	"0.1.0"
 
@@ -113,9 +114,7 @@ struct sqfs_sb {
 
 	struct sqfs_bcache meta;
 	struct sqfs_bcache frag;
-	struct shrinker shrinker;
-	bool shrinker_on;
-	bool caches_ready;	/* the shrinker may look at them */
+	struct shrinker *shrinker;	/* of meta and frag (cache.c) */
 	/* bytes in directories' tables of names, and the most they may take */
 	atomic_long_t names_bytes;
 	unsigned long names_max;

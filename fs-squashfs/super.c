@@ -488,8 +488,7 @@ static int __init sqfs_init(void)
 
 	sqfs_inode_cachep = kmem_cache_create("livesquash_inode",
 					      sizeof(struct sqfs_inode), 0,
-					      SLAB_RECLAIM_ACCOUNT |
-					      SLAB_MEM_SPREAD | SLAB_ACCOUNT,
+					      SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
 					      sqfs_inode_init_once);
 	if (!sqfs_inode_cachep)
 		return -ENOMEM;

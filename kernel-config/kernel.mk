@@ -49,6 +49,35 @@ $(BZIMAGE): $(KOBJ)/.config $(DRIVER_SRC)
 		echo "kernel: $$(cat $(KOBJ)/include/config/kernel.release) built in $$(( $$(date +%s) - start )) s"
 	@touch $@
 
+# Debian 13's Linux 6.12, the driver's second kernel: trixie's linux-source-6.12
+# and linux-config-6.12, fetched with apt from the trixie suite of the mirror apt
+# already uses into build/trixie/ (kernel-config/trixie.sh; never installed), the
+# tree extracted there and prepared for building modules from trixie's own amd64
+# config (module signing keys off). The lint builds fs-squashfs/ against it (W=1,
+# sparse). Our kernel, the ISOs and the boot tests are still 6.1.
+TRIXIE := $(BUILD)/trixie
+KSRC_612 := $(TRIXIE)/linux-source-6.12
+KOBJ_612_MOD := $(BUILD)/kobj-6.12-mod
+
+.PHONY: kernel-tree-6.12
+kernel-tree-6.12: $(KOBJ_612_MOD)/.prepared ## fetch trixie's linux-source-6.12 and linux-config-6.12 into build/trixie/ (apt-get download, never installed) and prepare the tree for building fs-squashfs/ against 6.12
+
+$(KSRC_612)/.livesquash-tree: $(TOP)/kernel-config/trixie.sh
+	@bash $(TOP)/kernel-config/trixie.sh $(TRIXIE)/pkgs linux-source-6.12 linux-config-6.12
+	@echo "kernel-tree-6.12: extracting linux-source-6.12.tar.xz"
+	@rm -rf $(KSRC_612) $(KSRC_612).tmp && mkdir -p $(KSRC_612).tmp
+	@tar -xJf $(TRIXIE)/pkgs/root/usr/src/linux-source-6.12.tar.xz -C $(KSRC_612).tmp --strip-components=1
+	@mv $(KSRC_612).tmp $(KSRC_612) && touch $@
+
+$(KOBJ_612_MOD)/.prepared: $(KSRC_612)/.livesquash-tree
+	@rm -rf $(KOBJ_612_MOD) && mkdir -p $(KOBJ_612_MOD)
+	@xzcat $(TRIXIE)/pkgs/root/usr/src/linux-config-6.12/config.amd64_none_amd64.xz >$(KOBJ_612_MOD)/.config
+	@$(KSRC_612)/scripts/config --file $(KOBJ_612_MOD)/.config --set-str SYSTEM_TRUSTED_KEYS "" \
+		--set-str SYSTEM_REVOCATION_KEYS "" --disable MODULE_SIG --disable DEBUG_INFO_BTF
+	@echo "kernel-tree-6.12: modules_prepare in $(KOBJ_612_MOD)"
+	@env -u BLOCK_SIZE -u BLOCKSIZE $(MAKE) -s -C $(KSRC_612) O=$(KOBJ_612_MOD) olddefconfig modules_prepare
+	@touch $@
+
 # The debug kernel: the same config plus kernel-config/debug/*.config (KASAN, UBSAN,
 # lockdep, kmemleak, KCOV, fault injection), in its own object folder. For make fuzz
 # and the fault tests; never on an ISO.

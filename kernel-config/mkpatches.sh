@@ -47,8 +47,9 @@ commit "squashfs: on-disk format" \
 xattr records and compressor options, exactly as an image holds them, in
 one header with __le types and static_assert sizes." squashfs_fs.h
 commit "squashfs: in-memory state" \
-"Per-superblock and per-inode state and the interfaces between the files
-of the driver." internal.h
+"Per-superblock and per-inode state, the interfaces between the files of
+the driver, and the kernel interfaces that differ between the kernels it is
+built for (6.1 and 6.12), each behind one helper in compat.h." internal.h compat.h
 commit "squashfs: block reading and decompressors" \
 "Metadata and fragments come through the block device's page cache, data
 blocks straight from the disk into read buffers; a decompression stream is
