@@ -208,6 +208,8 @@ hz_check() {
 
 hazard_boots() {
 	local drv kernel initrd d bps=${LSQ_SLOW_BPS:-131072}
+	# guest MiB: DRIVER_MEM (the debug kernel wants ~1536), hazard2 at least 1536
+	local mem1=${DRIVER_MEM:-512} mem2=$((${DRIVER_MEM:-512} > 1536 ? ${DRIVER_MEM:-512} : 1536))
 	for d in ${DRIVER_HAZARD:-ours}; do
 		case $d in
 		ours) kernel=$R/bzImage-ours initrd=$R/initrd-ours.gz drv=builtin ;;
@@ -218,10 +220,10 @@ hazard_boots() {
 			;;
 		esac
 		# h-slow is the first disk (d0): QEMU throttles its reads
-		hz_boot "$d-hazard1" "$kernel" "$initrd" "$drv" "$HZ/hz1.list" 1 512 \
+		hz_boot "$d-hazard1" "$kernel" "$initrd" "$drv" "$HZ/hz1.list" 1 "$mem1" \
 			-set "drive.d0.throttling.bps-read=$bps"
 		hz_check "$d-hazard1" 1
-		hz_boot "$d-hazard2" "$kernel" "$initrd" "$drv" "$HZ/hz2.list" 2 1536
+		hz_boot "$d-hazard2" "$kernel" "$initrd" "$drv" "$HZ/hz2.list" 2 "$mem2"
 		hz_check "$d-hazard2" 2
 	done
 }
