@@ -50,22 +50,27 @@ else
 	tap_skip "checkpatch --strict fs-squashfs/ (no kernel tree: make kernel-tree)"
 fi
 
-headers=$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' | LC_ALL=C sort | tail -n 1)
-if [[ -n $headers ]] && command -v sparse >/dev/null; then
-	src=$BUILD/lint/src
+# sparse_build NAME WHAT MAKE-ARGS...: fs-squashfs/ built as a module with W=1 and
+# sparse (C=2) in build/lint/src-NAME; ok when it builds and no warning is ours (the
+# kernel's own headers' are not ours to fix)
+sparse_build() {
+	local name=$1 what=$2 src=$BUILD/lint/src-$1 log=$BUILD/lint/build-$1.log rc=0
+	shift 2
 	mkdir -p "$src"
 	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' fs-squashfs/ "$src/"
-	rc=0
-	env -u BLOCK_SIZE -u BLOCKSIZE make -s -C "$headers" M="$src" W=1 C=2 CHECK=sparse modules \
-		>"$BUILD/lint/build.log" 2>&1 || rc=$?
-	# warnings about our files only (the headers' own are not ours to fix)
-	grep -E "^$src/[^:]+:[0-9]+:[0-9]+: (warning|error)" "$BUILD/lint/build.log" >"$BUILD/lint/ours.log" || true
-	if ((rc == 0)) && [[ ! -s $BUILD/lint/ours.log ]]; then
-		tap_ok "fs-squashfs/ builds with W=1 and sparse (C=2) with no warning ($(wc -l <"$BUILD/lint/build.log") lines of log, none ours)"
+	env -u BLOCK_SIZE -u BLOCKSIZE make -s "$@" M="$src" W=1 C=2 CHECK=sparse modules >"$log" 2>&1 || rc=$?
+	grep -E "^$src/[^:]+:[0-9]+:[0-9]+: (warning|error)" "$log" >"$BUILD/lint/ours-$name.log" || true
+	if ((rc == 0)) && [[ -s $src/squashfs.ko && ! -s $BUILD/lint/ours-$name.log ]]; then
+		tap_ok "fs-squashfs/ builds against $what with W=1 and sparse (C=2) with no warning ($(wc -l <"$log") lines of log, none ours)"
 	else
-		mapfile -t lines < <(head -n 20 "$BUILD/lint/ours.log"; ((rc == 0)) || tail -n 5 "$BUILD/lint/build.log")
-		tap_notok "fs-squashfs/ builds with W=1 and sparse (C=2) with no warning (exit $rc, $BUILD/lint/build.log)" "${lines[@]}"
+		mapfile -t lines < <(head -n 20 "$BUILD/lint/ours-$name.log"; ((rc == 0)) || tail -n 5 "$log")
+		tap_notok "fs-squashfs/ builds against $what with W=1 and sparse (C=2) with no warning (exit $rc, $log)" "${lines[@]}"
 	fi
+}
+
+headers=$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' | LC_ALL=C sort | tail -n 1)
+if [[ -n $headers ]] && command -v sparse >/dev/null; then
+	sparse_build 6.1 "Debian 12's ${headers##*/}" -C "$headers"
 else
 	tap_skip "sparse and W=1 on fs-squashfs/ (no Debian kernel headers or no sparse: make deps)"
 fi
@@ -73,19 +78,8 @@ fi
 # for modules; no Module.symvers there, so modpost only warns of the kernel's symbols)
 k612=$BUILD/kobj-6.12-mod
 if [[ -e $k612/.prepared ]] && command -v sparse >/dev/null; then
-	src=$BUILD/lint/src-6.12
-	mkdir -p "$src"
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' fs-squashfs/ "$src/"
-	rc=0
-	env -u BLOCK_SIZE -u BLOCKSIZE make -s -C "$BUILD/trixie/linux-source-6.12" O="$k612" M="$src" \
-		W=1 C=2 CHECK=sparse KBUILD_MODPOST_WARN=1 modules >"$BUILD/lint/build-6.12.log" 2>&1 || rc=$?
-	grep -E "^$src/[^:]+:[0-9]+:[0-9]+: (warning|error)" "$BUILD/lint/build-6.12.log" >"$BUILD/lint/ours-6.12.log" || true
-	if ((rc == 0)) && [[ -s $src/squashfs.ko && ! -s $BUILD/lint/ours-6.12.log ]]; then
-		tap_ok "fs-squashfs/ builds against Debian 13's linux-source-6.12 ($(cat "$k612/include/config/kernel.release")) with W=1 and sparse (C=2) with no warning"
-	else
-		mapfile -t lines < <(head -n 20 "$BUILD/lint/ours-6.12.log"; ((rc == 0)) || tail -n 5 "$BUILD/lint/build-6.12.log")
-		tap_notok "fs-squashfs/ builds against Debian 13's linux-source-6.12 with W=1 and sparse (C=2) with no warning (exit $rc, $BUILD/lint/build-6.12.log)" "${lines[@]}"
-	fi
+	sparse_build 6.12 "Debian 13's linux-source-6.12 ($(cat "$k612/include/config/kernel.release"))" \
+		-C "$BUILD/trixie/linux-source-6.12" O="$k612" KBUILD_MODPOST_WARN=1
 else
 	tap_skip "fs-squashfs/ against Debian 13's 6.12 (no prepared tree or no sparse: make kernel-tree-6.12)"
 fi
