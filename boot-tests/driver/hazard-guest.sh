@@ -60,6 +60,18 @@ hz_time() {
 	return $_rc
 }
 hz_cat() { find "$1" -type f | sort | xargs cat >/dev/null; }
+# hz_progress DEV: every 30 s, while /tmp/progress is there, one "@@ PROGRESS" line
+# if DEV was read since the last one; a stuck guest stays silent, so the host's stall
+# watchdog still catches it (a tar of h-tree takes minutes on the debug kernel)
+hz_progress() {
+	_last=-1
+	while [ -e /tmp/progress ]; do
+		sleep 30
+		_now=$(rbytes "$1")
+		[ "$_now" = "$_last" ] || gl_say "PROGRESS $1 read=$_now uptime=$(gl_uptime)"
+		_last=$_now
+	done
+}
 
 hz_slow() { # DEV (the fast one)
 	slow=$(hz_dev h-slow)
@@ -147,6 +159,8 @@ hz_tree() { # DEV
 		gl_say "CAP mount-failed"
 		return
 	}
+	touch /tmp/progress
+	hz_progress "$1" &
 	hz_cold
 	: >/tmp/samples
 	touch /tmp/sampling
@@ -180,6 +194,7 @@ hz_tree() { # DEV
 	after=$(($(hz_stat "$1" meta) + $(hz_stat "$1" frag)))
 	gl_say "MEMCG limit=$(cat $cg/hz/memory.max) sha=$sha2 secs=$secs peak=$(cat $cg/hz/memory.peak 2>/dev/null || echo ?) current=$cur ${kern}blocks_before=$before blocks_after=$after $(sed 's/ /=/' $cg/hz/memory.events | tr '\n' ' ')"
 	hz_failwork "$1"
+	rm -f /tmp/progress
 	umount /mnt/t
 }
 

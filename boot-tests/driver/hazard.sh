@@ -12,7 +12,8 @@
 #                    nested image again); then check what the guests said
 # The guest side: hazard-guest.sh. Environment: DRIVER_HAZARD (default "ours"; also
 # "debian.ours" and "debian.stock": Debian's kernel with that module), LSQ_SLOW_BPS
-# (the slow disk's bytes a second, default 131072).
+# (the slow disk's bytes a second, default 131072), DRIVER_HAZARD_TIMEOUT (seconds a
+# hazard boot may take, default 900; the debug kernel's hazard2 takes ~25 min).
 
 HZ=$R/hz
 
@@ -141,7 +142,7 @@ hz_boot() {
 	local name=$1 kernel=$2 initrd=$3 drv=$4 list=$5 smp=$6 mem=$7 base
 	shift 7
 	base=$R/$name
-	ls_qemu "$name" 900 --files "$base" --results-raw --mem "$mem" --smp "$smp" --nodefaults \
+	ls_qemu "$name" "${DRIVER_HAZARD_TIMEOUT:-900}" --files "$base" --results-raw --mem "$mem" --smp "$smp" --nodefaults \
 		--kernel "$kernel" --initrd "$initrd" \
 		--append "console=ttyS0,115200 panic=-1 tsc=unstable sysrq_always_enabled lsq.mode=hazard lsq.drv=$drv lsq.ndisks=$(grep -c . "$list") ${DRIVER_APPEND:-}" \
 		--virtio-disks "$list" readonly --stall 300 -- "$@"
