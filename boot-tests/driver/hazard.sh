@@ -13,7 +13,7 @@
 # The guest side: hazard-guest.sh. Environment: DRIVER_HAZARD (default "ours"; also
 # "debian.ours" and "debian.stock": Debian's kernel with that module), LSQ_SLOW_BPS
 # (the slow disk's bytes a second, default 131072), DRIVER_HAZARD_TIMEOUT (seconds a
-# hazard boot may take, default 900; the debug kernel's hazard2 takes ~25 min).
+# hazard boot may take, default 900; the debug kernel's hazard2 took 451 s).
 
 HZ=$R/hz
 
