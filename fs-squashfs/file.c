@@ -629,9 +629,10 @@ static bool sqfs_ra_direct(struct readahead_control *rac, struct folio *folio,
 
 /*
  * This readahead continues a sequential stream: it is the window ahead of
- * the reader that an earlier readahead marked, or a miss right where the
- * previous read ended. Not a first read, a lone small read or a page fault
- * (the kernel's fault window is not a stream until it moves on).
+ * the reader that an earlier readahead marked, a first read that asks for
+ * at least the readahead window at once, or a miss right where the
+ * previous read ended. Not a lone small read or a page fault (the kernel's
+ * fault window is not a stream until it moves on).
  */
 static bool sqfs_ra_stream(struct readahead_control *rac)
 {
@@ -641,6 +642,9 @@ static bool sqfs_ra_stream(struct readahead_control *rac)
 	if (!ra || !ra->async_size || ra->start != index)
 		return false;
 	if (ra->async_size == ra->size)
+		return true;
+	/* a first read that asks for a whole window or more at once */
+	if (ra->size - ra->async_size >= ra->ra_pages)
 		return true;
 	if (ra->prev_pos < 0)
 		return false;
