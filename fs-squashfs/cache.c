@@ -48,10 +48,15 @@ void sqfs_cblk_cache_exit(void)
 /*
  * The most a mount keeps of each kind, in bytes of decompressed blocks (and
  * of directories' tables of names, dir.c): the cap, or a sixteenth of the
- * machine's memory if that is less (but always a few blocks).
+ * machine's memory if that is less (but always a few blocks). Fragment
+ * blocks get the larger cap: each holds the tails of many small files, read
+ * in any order, and a cache smaller than a tree's fragment blocks makes a
+ * reader of the tree in random order decompress most blocks several times
+ * (a 157 MB Debian tree has 509 of 128 KiB; with 256 cached, a cold cat in
+ * random order ran at 0.87 of an uncapped cache).
  */
 #define SQFS_META_CAP	SZ_64M
-#define SQFS_FRAG_CAP	SZ_32M
+#define SQFS_FRAG_CAP	SZ_256M
 #define SQFS_NAMES_CAP	SZ_32M
 #define SQFS_CACHE_MIN	4
 
