@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 #include <linux/blkdev.h>
 #include <linux/dcache.h>
+#include <linux/exportfs.h>
 #include <linux/list_lru.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
@@ -61,6 +62,17 @@ static inline void sqfs_set_times(struct inode *inode, time64_t sec)
 #define sqfs_splice_read	filemap_splice_read
 #else
 #define sqfs_splice_read	generic_file_splice_read
+#endif
+
+/*
+ * A file handle of inode number and generation, 32 bits each (6.7: the
+ * exportfs core no longer encodes one for a NULL ->encode_fh and calls it
+ * unchecked; generic_encode_ino32_fh is that former default)
+ */
+#if SQFS_KERNEL_AT_LEAST(6, 7)
+#define sqfs_encode_fh		generic_encode_ino32_fh
+#else
+#define sqfs_encode_fh		NULL
 #endif
 
 /* a list_lru entry on the list of its node and memory cgroup (6.8: _obj) */

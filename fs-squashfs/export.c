@@ -54,6 +54,7 @@ static struct dentry *sqfs_get_parent(struct dentry *child)
 }
 
 const struct export_operations sqfs_export_ops = {
+	.encode_fh = sqfs_encode_fh,
 	.fh_to_dentry = sqfs_fh_to_dentry,
 	.fh_to_parent = sqfs_fh_to_parent,
 	.get_parent = sqfs_get_parent,

@@ -340,7 +340,8 @@ static void sqfs_fill_siblings(struct inode *inode, const struct sqfs_src *src,
 		folio = __filemap_get_folio(mapping, i,
 					    FGP_LOCK | FGP_CREAT | FGP_NOWAIT,
 					    readahead_gfp_mask(mapping));
-		if (!folio)
+		/* none to fill: NULL before 6.3, an ERR_PTR since */
+		if (IS_ERR_OR_NULL(folio))
 			continue;
 		if (!folio_test_uptodate(folio))
 			sqfs_fill_folio(folio, src, first);
