@@ -11,7 +11,7 @@ PACKAGES=(
     qemu-system-x86 ovmf
     squashfs-tools squashfs-tools-ng
     busybox-static debootstrap
-    flex bison bc libssl-dev libelf-dev cpio ccache build-essential
+    flex bison bc libssl-dev libelf-dev cpio ccache build-essential dwarves
     xz-utils zstd kmod rsync python3 attr shellcheck
     linux-image-amd64 linux-headers-amd64
     erofs-utils gnuplot-nox

@@ -1,12 +1,34 @@
-# Kernel: Debian's linux-source-6.1 with fs/squashfs replaced by our fs-squashfs/,
-# configured from Debian's distro config (kernel-config/make-config.sh), built out
-# of tree with ccache. An edit in fs-squashfs/ recompiles the driver and relinks.
+# Kernel: Debian's kernel source with fs/squashfs replaced by our fs-squashfs/,
+# configured from Debian's distro config of the same release
+# (kernel-config/make-config.sh), built out of tree with ccache. An edit in
+# fs-squashfs/ recompiles the driver and relinks.
+#
+# LINUX picks the release: 6.1 is Debian 12's linux-source-6.1 and
+# linux-config-6.1 (installed by make deps); 6.12 is Debian 13's
+# linux-source-6.12 and linux-config-6.12, fetched with apt-get download from
+# the trixie suite of the mirror apt already uses into build/trixie/
+# (kernel-config/trixie.sh; never installed). The fragments merged on Debian's
+# config are kernel-config/*.config and kernel-config/LINUX/*.config (options
+# that one release names differently or lacks).
 
+LINUX ?= 6.12## our kernel's release: 6.1 (Debian 12's linux-source-6.1 and distro config) or 6.12 (Debian 13's, fetched from the trixie suite into build/trixie/)
+TRIXIE := $(BUILD)/trixie
+KSRC_612 := $(TRIXIE)/linux-source-6.12
 KSRC_TAR ?= /usr/src/linux-source-6.1.tar.xz
+ifeq ($(LINUX),6.1)
 KSRC := $(BUILD)/linux-source-6.1
 KOBJ := $(BUILD)/kobj
+KOBJ_DEBUG := $(BUILD)/kobj-debug
 DEBIAN_KCONFIG ?= /usr/src/linux-config-6.1/config.amd64_none_amd64.xz
-KFRAGMENTS := $(sort $(wildcard $(TOP)/kernel-config/*.config))
+else ifeq ($(LINUX),6.12)
+KSRC := $(KSRC_612)
+KOBJ := $(BUILD)/kobj-6.12
+KOBJ_DEBUG := $(BUILD)/kobj-debug-6.12
+DEBIAN_KCONFIG := $(TRIXIE)/pkgs/root/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+else
+$(error LINUX=$(LINUX): our kernel is built from Debian's 6.1 or 6.12)
+endif
+KFRAGMENTS := $(sort $(wildcard $(TOP)/kernel-config/*.config)) $(sort $(wildcard $(TOP)/kernel-config/$(LINUX)/*.config))
 BZIMAGE := $(KOBJ)/arch/x86/boot/bzImage
 KRELEASE = $(shell cat $(KOBJ)/include/config/kernel.release 2>/dev/null)
 DRIVER_SRC := $(shell find $(TOP)/fs-squashfs -name '*.[ch]' -o -name Kconfig -o -name Makefile 2>/dev/null)
@@ -23,79 +45,88 @@ KMAKE = env -u BLOCK_SIZE -u BLOCKSIZE $(MAKE) -C $(KSRC) O=$(KOBJ) CC="ccache g
 .PHONY: kernel kernel-tree kernel-config
 kernel: $(BZIMAGE) ## build our kernel (bzImage) with fs-squashfs/ built in
 
-kernel-tree: $(KSRC)/.livesquash-tree ## extract linux-source-6.1 and link fs/squashfs to fs-squashfs/
+kernel-tree: $(KSRC)/.livesquash-tree ## extract Debian's linux-source-LINUX and link fs/squashfs to fs-squashfs/
 
-$(KSRC)/.livesquash-tree: | $(KSRC_TAR)
+$(BUILD)/linux-source-6.1/.livesquash-tree: | $(KSRC_TAR)
 	@echo "kernel: extracting $(KSRC_TAR)"
-	rm -rf $(KSRC) && mkdir -p $(BUILD)
+	rm -rf $(@D) && mkdir -p $(BUILD)
 	tar -xJf $(KSRC_TAR) -C $(BUILD)
-	rm -rf $(KSRC)/fs/squashfs
-	ln -s $(TOP)/fs-squashfs $(KSRC)/fs/squashfs
+	rm -rf $(@D)/fs/squashfs
+	ln -s $(TOP)/fs-squashfs $(@D)/fs/squashfs
 	touch $@
 
 $(KSRC_TAR):
 	@echo "kernel: $@ is missing: run 'make deps' (package linux-source-6.1)" >&2; exit 1
 
-kernel-config: $(KOBJ)/.config ## derive build/kobj/.config from Debian's config plus kernel-config/*.config
+kernel-config: $(KOBJ)/.config ## derive build/kobj[-LINUX]/.config from Debian's config plus kernel-config/*.config and kernel-config/LINUX/*.config; its difference from Debian's config (modules off) in config-vs-debian.diff
+
+.PHONY: kernel-config-diff
+kernel-config-diff: ## what our config changes of Debian's distro config (modules off), for 6.1 and 6.12 (the kernel's scripts/diffconfig)
+	@for l in 6.1 6.12; do \
+		$(MAKE) -s --no-print-directory kernel-config LINUX=$$l >/dev/null || exit 1; \
+		o=$$($(MAKE) -s --no-print-directory print-kobj LINUX=$$l); \
+		echo "== Linux $$l: $$(wc -l <$$o/config-vs-debian.diff) changes ($$o/config-vs-debian.diff)"; \
+		cat $$o/config-vs-debian.diff; \
+	done
+
+.PHONY: print-kobj
+print-kobj:
+	@echo $(KOBJ)
 
 $(KOBJ)/.config: $(KSRC)/.livesquash-tree $(KFRAGMENTS) $(TOP)/kernel-config/make-config.sh fs-squashfs/Kconfig
 	$(TOP)/kernel-config/make-config.sh $(KSRC) $(KOBJ) $(DEBIAN_KCONFIG) $(KFRAGMENTS)
 
 $(BZIMAGE): $(KOBJ)/.config $(DRIVER_SRC)
 	@echo "kernel: building bzImage in $(KOBJ) (a fresh build takes ~25 min on 2 cores; ccache makes rebuilds fast)"
-	@start=$$(date +%s); $(KMAKE) bzImage 2>&1 | tee $(BUILD)/kernel-build.log | \
+	@start=$$(date +%s); $(KMAKE) bzImage 2>&1 | tee $(KOBJ).log | \
 		grep -E --line-buffered '^(  (CC|LD|AR|AS)  .*(fs/squashfs|vmlinux)|.*(error|warning):)' || true; \
-		[ "$${PIPESTATUS[0]}" = 0 ] || { echo "kernel: build failed, see $(BUILD)/kernel-build.log" >&2; exit 1; }; \
+		[ "$${PIPESTATUS[0]}" = 0 ] || { echo "kernel: build failed, see $(KOBJ).log" >&2; exit 1; }; \
 		echo "kernel: $$(cat $(KOBJ)/include/config/kernel.release) built in $$(( $$(date +%s) - start )) s"
 	@touch $@
 
-# Debian 13's Linux 6.12, the driver's second kernel: trixie's linux-source-6.12
-# and linux-config-6.12, fetched with apt from the trixie suite of the mirror apt
-# already uses into build/trixie/ (kernel-config/trixie.sh; never installed), the
-# tree extracted there and prepared for building modules from trixie's own amd64
-# config (module signing keys off). The lint builds fs-squashfs/ against it (W=1,
-# sparse). Our kernel, the ISOs and the boot tests are still 6.1.
-TRIXIE := $(BUILD)/trixie
-KSRC_612 := $(TRIXIE)/linux-source-6.12
+# Debian 13's own kernel, for the driver built as a module: linux-image-amd64
+# and its linux-headers from the trixie suite in build/trixie/debkernel/ (its
+# vmlinuz and stock modules: the driver tests' and the bench's 6.12 reference),
+# and the tree above prepared in build/kobj-6.12-mod with the headers' exact
+# .config, Module.symvers and release (kernel-config/debian-6.12.sh), so that
+# a module built there loads into Debian's kernel. The lint builds fs-squashfs/
+# against it too (W=1, sparse), whichever LINUX is.
 KOBJ_612_MOD := $(BUILD)/kobj-6.12-mod
+DEB612 := $(TRIXIE)/debkernel
 
 .PHONY: kernel-tree-6.12
-kernel-tree-6.12: $(KOBJ_612_MOD)/.prepared ## fetch trixie's linux-source-6.12 and linux-config-6.12 into build/trixie/ (apt-get download, never installed) and prepare the tree for building fs-squashfs/ against 6.12
+kernel-tree-6.12: $(KOBJ_612_MOD)/.prepared ## fetch trixie's linux-source-6.12, linux-config-6.12 and Debian 13's kernel and headers into build/trixie/ (apt-get download, never installed); prepare build/kobj-6.12-mod for modules of Debian 13's kernel
 
-$(KSRC_612)/.livesquash-tree: $(TOP)/kernel-config/trixie.sh
+# (not remade when trixie.sh changes: the tree may be in use by a build)
+$(KSRC_612)/.livesquash-tree:
 	@bash $(TOP)/kernel-config/trixie.sh $(TRIXIE)/pkgs linux-source-6.12 linux-config-6.12
 	@echo "kernel-tree-6.12: extracting linux-source-6.12.tar.xz"
 	@rm -rf $(KSRC_612) $(KSRC_612).tmp && mkdir -p $(KSRC_612).tmp
 	@tar -xJf $(TRIXIE)/pkgs/root/usr/src/linux-source-6.12.tar.xz -C $(KSRC_612).tmp --strip-components=1
+	@rm -rf $(KSRC_612).tmp/fs/squashfs && ln -s $(TOP)/fs-squashfs $(KSRC_612).tmp/fs/squashfs
 	@mv $(KSRC_612).tmp $(KSRC_612) && touch $@
 
-$(KOBJ_612_MOD)/.prepared: $(KSRC_612)/.livesquash-tree
-	@rm -rf $(KOBJ_612_MOD) && mkdir -p $(KOBJ_612_MOD)
-	@xzcat $(TRIXIE)/pkgs/root/usr/src/linux-config-6.12/config.amd64_none_amd64.xz >$(KOBJ_612_MOD)/.config
-	@$(KSRC_612)/scripts/config --file $(KOBJ_612_MOD)/.config --set-str SYSTEM_TRUSTED_KEYS "" \
-		--set-str SYSTEM_REVOCATION_KEYS "" --disable MODULE_SIG --disable DEBUG_INFO_BTF
-	@echo "kernel-tree-6.12: modules_prepare in $(KOBJ_612_MOD)"
-	@env -u BLOCK_SIZE -u BLOCKSIZE $(MAKE) -s -C $(KSRC_612) O=$(KOBJ_612_MOD) olddefconfig modules_prepare
+$(KOBJ_612_MOD)/.prepared: $(KSRC_612)/.livesquash-tree $(TOP)/kernel-config/debian-6.12.sh
+	@bash $(TOP)/kernel-config/debian-6.12.sh $(DEB612) $(KSRC_612) $(KOBJ_612_MOD)
 	@touch $@
 
 # The debug kernel: the same config plus kernel-config/debug/*.config (KASAN, UBSAN,
 # lockdep, kmemleak, KCOV, fault injection), in its own object folder. For make fuzz
 # and the fault tests; never on an ISO.
-KOBJ_DEBUG := $(BUILD)/kobj-debug
 BZIMAGE_DEBUG := $(KOBJ_DEBUG)/arch/x86/boot/bzImage
-KFRAGMENTS_DEBUG := $(sort $(wildcard $(TOP)/kernel-config/debug/*.config))
+KFRAGMENTS_DEBUG := $(sort $(wildcard $(TOP)/kernel-config/debug/*.config)) $(sort $(wildcard $(TOP)/kernel-config/debug/$(LINUX)/*.config))
 
 .PHONY: kernel-debug
-kernel-debug: $(BZIMAGE_DEBUG) ## build the debug kernel (KASAN, UBSAN, lockdep, KCOV) in build/kobj-debug (~40 min fresh)
+kernel-debug: $(BZIMAGE_DEBUG) ## build the debug kernel (KASAN, UBSAN, lockdep, KCOV) in build/kobj-debug[-LINUX] (~40 min fresh)
 
 $(KOBJ_DEBUG)/.config: $(KSRC)/.livesquash-tree $(KFRAGMENTS) $(KFRAGMENTS_DEBUG) $(TOP)/kernel-config/make-config.sh fs-squashfs/Kconfig
 	$(TOP)/kernel-config/make-config.sh $(KSRC) $(KOBJ_DEBUG) $(DEBIAN_KCONFIG) $(KFRAGMENTS) $(KFRAGMENTS_DEBUG)
 
 $(BZIMAGE_DEBUG): $(KOBJ_DEBUG)/.config $(DRIVER_SRC)
 	@echo "kernel-debug: building bzImage in $(KOBJ_DEBUG)"
-	@start=$$(date +%s); $(subst O=$(KOBJ),O=$(KOBJ_DEBUG),$(KMAKE)) bzImage 2>&1 | tee $(BUILD)/kernel-debug-build.log | \
+	@start=$$(date +%s); $(subst O=$(KOBJ),O=$(KOBJ_DEBUG),$(KMAKE)) bzImage 2>&1 | tee $(KOBJ_DEBUG).log | \
 		grep -E --line-buffered '^(  (CC|LD|AR|AS)  .*(fs/squashfs|vmlinux)|.*(error|warning):)' || true; \
-		[ "$${PIPESTATUS[0]}" = 0 ] || { echo "kernel-debug: build failed, see $(BUILD)/kernel-debug-build.log" >&2; exit 1; }; \
+		[ "$${PIPESTATUS[0]}" = 0 ] || { echo "kernel-debug: build failed, see $(KOBJ_DEBUG).log" >&2; exit 1; }; \
 		echo "kernel-debug: $$(cat $(KOBJ_DEBUG)/include/config/kernel.release) built in $$(( $$(date +%s) - start )) s"
 	@touch $@
 
@@ -115,6 +146,22 @@ $(MODULE_KO): $(DRIVER_SRC)
 	@cp $(BUILD)/module/src/squashfs.ko $@
 	@echo "module: $@ for $$(modinfo -F vermagic $@)"
 
-.PHONY: patches
-patches: $(KOBJ)/.config ## write build/patches/: a series replacing fs/squashfs in linux-source-6.1 with ours; applied to a fresh tree and built
+# The same for Debian 13's kernel, built in build/kobj-6.12-mod (kernel-tree-6.12).
+MODULE_KO_612 := $(BUILD)/module-6.12/squashfs.ko
+
+.PHONY: module-6.12
+module-6.12: $(MODULE_KO_612) ## build fs-squashfs/ as squashfs.ko for Debian 13's kernel (linux-image-amd64 of trixie, fetched into build/trixie/debkernel/; W=1)
+
+$(MODULE_KO_612): $(DRIVER_SRC) $(KOBJ_612_MOD)/.prepared
+	@mkdir -p $(BUILD)/module-6.12/src
+	@rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' $(TOP)/fs-squashfs/ $(BUILD)/module-6.12/src/
+	env -u BLOCK_SIZE -u BLOCKSIZE $(MAKE) -s -C $(KOBJ_612_MOD) M=$(BUILD)/module-6.12/src W=1 modules
+	@cp $(BUILD)/module-6.12/src/squashfs.ko $@
+	@echo "module-6.12: $@ for $$(modinfo -F vermagic $@)"
+
+.PHONY: patches patches-6.1
+patches: ## write build/patches/: a series replacing fs/squashfs in linux-source-6.1 with ours; applied to a fresh tree and built (with the LINUX=6.1 config)
+	@$(MAKE) --no-print-directory patches-6.1 LINUX=6.1
+
+patches-6.1: $(KOBJ)/.config
 	@bash $(TOP)/kernel-config/mkpatches.sh $(KSRC_TAR) $(BUILD)/patches --test $(BUILD)/patch-test $(KOBJ)/.config

@@ -10,7 +10,7 @@ src=$(realpath "$1") obj=$(realpath -m "$2") debcfg=$3
 shift 3
 frags=(); for f in "$@"; do frags+=("$(realpath "$f")"); done; set -- "${frags[@]}"
 [ -d "$src" ] || { echo "make-config: no kernel tree at $src" >&2; exit 1; }
-[ -f "$debcfg" ] || { echo "make-config: no Debian config at $debcfg (install linux-config-6.1)" >&2; exit 1; }
+[ -f "$debcfg" ] || { echo "make-config: no Debian config at $debcfg (make deps installs linux-config-6.1; make kernel-tree LINUX=6.12 fetches linux-config-6.12)" >&2; exit 1; }
 mkdir -p "$obj"
 
 base=$obj/.config.debian-nomodules
@@ -50,4 +50,12 @@ for sym in "${!want_of[@]}"; do
     fi
 done
 [ "$bad" = 0 ] || exit 1
-echo "make-config: $obj/.config ($(grep -c '=y$' "$obj/.config") built-in options, $(grep -c '=m$' "$obj/.config") modules)"
+
+# what our fragments change of Debian's config with modules off, both settled
+# by olddefconfig, in the kernel's own format
+settled=$obj/.config.debian-nomodules-settled
+cp "$base" "$settled"
+make -s -C "$src" O="$obj" KCONFIG_CONFIG="$settled" olddefconfig
+diff=$obj/config-vs-debian.diff
+"$src/scripts/diffconfig" "$settled" "$obj/.config" >"$diff"
+echo "make-config: $obj/.config ($(grep -c '=y$' "$obj/.config") built-in options, $(grep -c '=m$' "$obj/.config") modules; $(wc -l <"$diff") changes from Debian's config with modules off in $diff)"

@@ -7,12 +7,19 @@
 # package and the suite, and leaves DEST/root as it was.
 #
 # usage: trixie.sh DEST PACKAGE...
+#        trixie.sh --depends DEST PACKAGE   print the package PACKAGE depends on
+#                                            first (linux-image-amd64: the kernel)
 set -euo pipefail
 
-dest=$1
+depends=
+if [[ ${1:-} == --depends ]]; then
+	depends=1
+	shift
+fi
+(($# > 1)) || { echo "trixie: usage: trixie.sh [--depends] DEST PACKAGE..." >&2; exit 2; }
+dest=$(realpath -m "$1") # absolute: apt reads relative Dir:: paths from /
 shift
 suite=trixie
-(($# > 0)) || { echo "trixie: usage: trixie.sh DEST PACKAGE..." >&2; exit 2; }
 
 # the Debian mirror apt uses for the host's own release
 release=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
@@ -40,6 +47,20 @@ if [[ -z $(find "$a/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/nu
 		echo "trixie: cannot read the $suite suite of $mirror ($(grep -m1 -E '^(E:|Err:)' "$a/update.log" || tail -n 1 "$a/update.log"))" >&2
 		exit 1
 	fi
+	# apt-get update can end well and store nothing where we look: without
+	# the list, every package would be "not in the suite"
+	if [[ -z $(find "$a/lists" -maxdepth 1 -name '*_Packages*' 2>/dev/null) ]]; then
+		echo "trixie: apt-get update read no package list from the $suite suite of $mirror (see $a/update.log)" >&2
+		exit 1
+	fi
+fi
+
+if [[ -n $depends ]]; then
+	dep=$(apt-cache "${apt_opts[@]}" show --no-all-versions "$1" 2>/dev/null |
+		sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -n 1) || true
+	[[ -n $dep ]] || { echo "trixie: package $1 is not in the $suite suite of $mirror, or depends on nothing" >&2; exit 1; }
+	echo "$dep"
+	exit 0
 fi
 
 for p in "$@"; do
