@@ -3,7 +3,8 @@
 # the host-side tests of iso/remaster (remaster/host.sh), the
 # live-ISO boot tests (run.sh all), the driver's direct-boot tests
 # (driver/run.sh quick: with the corrupted images, the I/O-error disks and every fuzz
-# finding), the benchmark's smoke run (bench/bench.sh smoke) and a few minutes of fresh
+# finding; with LINUX=6.12, Debian 13's kernel is the reference, and the boots of Debian
+# 12's kernel with our module and the hazard tests run again as driver-6.1), the benchmark's smoke run (bench/bench.sh smoke) and a few minutes of fresh
 # fuzzing (fuzz/fuzz.sh check);
 # each prints its own TAP and summary, and the last line adds them up:
 # "N passed, N failed". Exit status non-zero if any failed. `check.sh full`
@@ -40,6 +41,13 @@ check)
 	suite remaster-host bash "$here/remaster/host.sh"
 	suite live bash "$here/run.sh" all
 	suite driver bash "$here/driver/run.sh" quick
+	# our kernel is 6.12 and the reference Debian 13's: the driver on 6.1 too, as
+	# the module of Debian 12's kernel (its boots of the quick suite and the hazards)
+	if [[ -n ${DEB_ROOT:-} ]]; then
+		suite driver-6.1 env DEB_ROOT= DRIVER_ONLY="debian-good debian-bad debian-stress hazard" \
+			DRIVER_HAZARD=debian.ours DRIVER_RUNDIR="$BUILD/driver-tests/run-quick-6.1" \
+			bash "$here/driver/run.sh" quick
+	fi
 	suite bench bash "$here/bench/bench.sh" smoke
 	suite fuzz bash "$here/fuzz/fuzz.sh" check
 	echo "# all suites (lint, remaster host, live, driver, bench smoke, fuzz):"

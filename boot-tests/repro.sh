@@ -48,7 +48,7 @@ else
 	if command -v diffoscope >/dev/null && [[ -f $a && -f $b ]]; then
 		diffoscope --text "$dir/diffoscope.txt" "$a" "$b" >/dev/null 2>&1 || true
 	else
-		for p in kobj/arch/x86/boot/bzImage initramfs/initrd.img "iso/$rootfs/tree/LiveOS/squashfs.img"; do
+		for p in kobj-6.12/arch/x86/boot/bzImage initramfs/initrd.img "iso/$rootfs/tree/LiveOS/squashfs.img"; do
 			cmp -s "$dir/a/build/$p" "$dir/b/build/$p" || echo "differs: build/$p"
 		done >"$dir/diffoscope.txt"
 	fi

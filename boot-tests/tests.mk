@@ -8,6 +8,11 @@ BOOT_TIMEOUT ?= 240## check: seconds a busybox boot may take, start to power-off
 DEBIAN_TIMEOUT ?= 500## check: seconds a debian boot may take, start to power-off (measured 207-316 s under TCG)
 SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium)
 
+DEB_ROOT ?= $(if $(filter 6.12,$(LINUX)),$(DEB612)/root)## driver tests, bench: the Debian kernel booted with its stock squashfs.ko and our module: Debian 13's (kernel-tree-6.12 extracts it here) when LINUX=6.12; empty = the host's own (Debian 12's 6.1)
+# our module for that kernel
+DEB_MODULE := $(if $(DEB_ROOT),module-6.12,module)
+export DEB_ROOT
+
 BENCH_ROUNDS ?= 6## bench: rounds (stock and ours interleaved, their order swapped every round: an even number balances it); medians and min-max over them
 BENCH_SMP ?= 4## bench: guest vCPUs (parallel readers run N=2 and N=4 up to this; TCG runs them on the host's cores)
 BENCH_MEM ?= 1024## bench: guest memory in MiB
@@ -35,7 +40,7 @@ export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_
 
 FUZZ_TIME ?= 30m## fuzz: how long (seconds, Nm or Nh); check runs 180 s
 FUZZ_JOBS ?= 2## fuzz: afl-fuzz instances, each with a QEMU guest of its own
-FUZZ_KERNEL ?= $(BUILD)/kobj-debug/arch/x86/boot/bzImage## fuzz: the guests' kernel (make kernel-debug: KASAN, UBSAN, lockdep, KCOV)
+FUZZ_KERNEL ?= $(BZIMAGE_DEBUG)## fuzz: the guests' kernel (make kernel-debug: KASAN, UBSAN, lockdep, KCOV)
 export FUZZ_JOBS FUZZ_KERNEL
 
 BOOT_TESTS := bash $(TOP)/boot-tests/run.sh
@@ -51,16 +56,16 @@ fuzz-compare: deps module ## the fuzz queue and findings through Debian's kernel
 	@bash $(TOP)/boot-tests/fuzz/fuzz.sh compare
 
 .PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke
-check: deps module kernel-tree kernel-tree-6.12 ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
+check: deps module module-6.12 kernel-tree kernel-tree-6.12 ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
 check-live: deps ## only the live-ISO boot tests
 	@$(BOOT_TESTS) all
 
-check-driver: deps kernel module ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
+check-driver: deps kernel $(DEB_MODULE) ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
 	@bash $(TOP)/boot-tests/driver/run.sh quick
 
-check-full: deps kernel module ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; then check-livebuild and the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min); the last line adds them up
+check-full: deps kernel module module-6.12 ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; then check-livebuild and the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min); the last line adds them up
 	@bash $(TOP)/boot-tests/check.sh full
 
 check-livebuild: deps ## a third-party ISO: Debian live-build's (built once, cached in /var/cache/livesquash/live-build/), remastered by iso/remaster, live-boot's verify-checksums, booted BIOS/UEFI x CD/USB stick, checked from inside (boot-tests/thirdparty/)
@@ -85,16 +90,16 @@ check-accel: ## print the QEMU accelerator the tests use (kvm or tcg; probed onc
 check-lint: deps kernel-tree kernel-tree-6.12 ## static checks (TAP): shellcheck every shell script, checkpatch --strict and sparse (C=2) + W=1 on fs-squashfs/ against Debian 12's 6.1 headers and Debian 13's 6.12 tree
 	@bash $(TOP)/boot-tests/lint.sh
 
-bench: deps module ## A/B benchmark in QEMU on Debian's kernel: stock squashfs.ko vs ours vs EROFS (table, build/bench/run-full/results.json, ratios.png)
+bench: deps $(DEB_MODULE) ## A/B benchmark in QEMU on Debian's kernel: stock squashfs.ko vs ours vs EROFS (table, build/bench/run-full/results.json, ratios.png)
 	@[ -d "$(BENCH_TREE)" ] || $(MAKE) --no-print-directory rootfs ROOTFS=debian
 	@bash $(TOP)/boot-tests/bench/bench.sh full
 	@[ "$(BENCH_LIVE)" != yes ] || bash $(TOP)/boot-tests/bench/liveboot.sh
 
-bench-aa: deps module ## the bench with our module in both columns (A/A): its ours/stock ratios are the machine's noise band (build/bench/run-aa/)
+bench-aa: deps $(DEB_MODULE) ## the bench with our module in both columns (A/A): its ours/stock ratios are the machine's noise band (build/bench/run-aa/)
 	@[ -d "$(BENCH_TREE)" ] || $(MAKE) --no-print-directory rootfs ROOTFS=debian
 	@bash $(TOP)/boot-tests/bench/bench.sh aa
 
-bench-smoke: deps module ## the benchmark in smoke mode (tiny data, 1 round, ~1 min): TAP checks that every part of it works
+bench-smoke: deps $(DEB_MODULE) ## the benchmark in smoke mode (tiny data, 1 round, ~1 min): TAP checks that every part of it works
 	@bash $(TOP)/boot-tests/bench/bench.sh smoke
 
 bench-live: deps ## live boot of the Debian ISO from a DVD and a USB stick as slow as real ones: time to a login prompt, ours (boot-ordered as shipped, and plain) vs dmsquash-live on our kernel and on Debian's (build/bench/run-live/)

@@ -43,7 +43,7 @@ probe() {
 	# any Linux kernel will do: ours if built, else the host's stock one
 	local kernel=""
 	local k
-	for k in "${LS_KERNEL:-}" "$BUILD/kobj/arch/x86/boot/bzImage" /boot/vmlinuz-*; do
+	for k in "${LS_KERNEL:-}" "${KERNEL:-}" "$BUILD/kobj/arch/x86/boot/bzImage" /boot/vmlinuz-*; do
 		if [[ -n $k && -f $k && -r $k ]]; then
 			kernel=$k
 			break

@@ -564,6 +564,39 @@ ls_debian_kver() {
 	find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' | sort -V | tail -n 1
 }
 
+# ls_debian_kernel: which Debian kernel the driver tests and the bench boot with its
+# stock modules: the host's own (Debian 12's), or the one extracted under DEB_ROOT
+# (boot/ and usr/lib/modules/; make kernel-tree-6.12 puts Debian 13's in
+# build/trixie/debkernel/root). Sets LS_DEB_KVER, LS_DEB_KERNEL (DEB_KERNEL if set)
+# and LS_DEB_MODDIR; returns 1 (and says why) if there is none.
+ls_debian_kernel() {
+	if [[ -n ${DEB_ROOT:-} ]]; then
+		LS_DEB_KVER=$(find "$DEB_ROOT/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null |
+			sort -V | tail -n 1)
+		LS_DEB_MODDIR=$DEB_ROOT/usr/lib/modules/$LS_DEB_KVER
+		LS_DEB_KERNEL=${DEB_KERNEL:-$DEB_ROOT/boot/vmlinuz-$LS_DEB_KVER}
+	else
+		LS_DEB_KVER=$(ls_debian_kver)
+		LS_DEB_MODDIR=/lib/modules/$LS_DEB_KVER
+		LS_DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$LS_DEB_KVER}
+	fi
+	if [[ -z $LS_DEB_KVER || ! -f $LS_DEB_KERNEL ]]; then
+		echo "no Debian kernel${DEB_ROOT:+ in DEB_ROOT=$DEB_ROOT} (linux-image-amd64; make kernel-tree-6.12)" >&2
+		return 1
+	fi
+}
+
+# ls_debian_module NAME: the path of that kernel's module NAME (.ko or .ko.xz as
+# Debian 13 ships them); empty if the kernel has it built in
+ls_debian_module() {
+	find "$LS_DEB_MODDIR/kernel" \( -name "$1.ko" -o -name "$1.ko.xz" \) -print -quit
+}
+
+# ls_module_copy SRC DEST: a module's bytes, uncompressed (busybox insmod reads .ko)
+ls_module_copy() {
+	if [[ $1 == *.xz ]]; then xz -dc "$1" >"$2"; else cp "$1" "$2"; fi
+}
+
 # ls_stall_report: what a stalled guest was doing (see --stall; ls_qemu_run's scope)
 ls_stall_report() {
 	local out=${f[monitor_log]%monitor.log}stall-registers.txt sock=$monitor

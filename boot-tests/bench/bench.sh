@@ -21,7 +21,8 @@
 # BENCH_MEM, BENCH_TREE, BENCH_FILE_MB, BENCH_COMPS, BENCH_TREE_COMPS, BENCH_EROFS,
 # BENCH_WORKLOADS,
 # BENCH_RAND_N, BENCH_WARM, BENCH_MOUNTS, BENCH_TIMEOUT, BENCH_BOOT=no (build data, images and the
-# initramfs only), ACCEL, DEB_KERNEL, BENCH_STOCK_KO (the module of the "stock" column;
+# initramfs only), ACCEL, DEB_ROOT (Debian 13's kernel: build/trixie/debkernel/root, with
+# our module-6.12; default the host's own), DEB_KERNEL, BENCH_STOCK_KO (the module of the "stock" column;
 # default Debian's squashfs.ko; another build of ours compares two versions of our
 # driver, and the checks that the stock module is Debian's then fail).
 set -euo pipefail
@@ -95,14 +96,15 @@ big=$B/data/big-$FILE_MB
 python3 "$here/gendata.py" big "$big" "$FILE_MB"
 
 # --- kernel, modules, helper ---
-kver=$(ls_debian_kver)
-DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
-MODDIR=/lib/modules/$kver
-OUR_KO=$BUILD/module/squashfs.ko
-STOCK_KO=${BENCH_STOCK_KO:-$MODDIR/kernel/fs/squashfs/squashfs.ko}
+# Debian's kernel (the host's, or DEB_ROOT's: iso/qemu-lib.sh) and our module for it
+ls_debian_kernel || die "no Debian kernel to boot"
+kver=$LS_DEB_KVER DEB_KERNEL=$LS_DEB_KERNEL
+series=$(cut -d. -f1,2 <<<"$kver")
+OUR_KO=$BUILD/module$([[ $series == 6.1 ]] || echo "-$series")/squashfs.ko
+STOCK_KO=${BENCH_STOCK_KO:-$(ls_debian_module squashfs)}
 [[ $mode == aa ]] && STOCK_KO=$OUR_KO
 for f in "$DEB_KERNEL" "$OUR_KO" "$STOCK_KO"; do
-	[[ -f $f ]] || die "missing $f (make module / linux-image-amd64)"
+	[[ -f $f ]] || die "missing ${f:-the stock squashfs.ko of $kver} (make module / make module-6.12 / linux-image-amd64)"
 done
 [[ $(modinfo -F vermagic "$OUR_KO" | cut -d ' ' -f 1) == "$kver" ]] ||
 	die "$OUR_KO is not built for $kver"
@@ -211,11 +213,13 @@ while IFS=$'\t' read -r id img _; do
 			>"$s/ceil/$id.${f%0}" || die "no block list of /$f in $img (rdsquashfs -s)"
 	done
 done <"$R/disks.tsv"
+# (those the kernel has built in are not there: the guest loads what is)
 for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk \
 	crc32c_generic libcrc32c erofs loop; do
-	cp "$(modinfo -k "$kver" -n "$a")" "$s/lib/modules/deps/$a.ko"
+	m=$(ls_debian_module "$a")
+	[[ -z $m ]] || ls_module_copy "$m" "$s/lib/modules/deps/$a.ko"
 done
-cp "$STOCK_KO" "$s/lib/modules/drv/stock/squashfs.ko"
+ls_module_copy "$STOCK_KO" "$s/lib/modules/drv/stock/squashfs.ko"
 cp "$R/squashfs-ours.ko" "$s/lib/modules/drv/ours/squashfs.ko"
 ndisks=$(wc -l <"$R/disks.tsv")
 cat >"$s/bench.conf" <<EOF

@@ -17,8 +17,10 @@
 # TAP on stdout, ending with "N passed, N failed"; exit 1 on any failure.
 # Logs and results: build/driver-tests/run-MODE/. Images cached: build/driver-tests/img/.
 #
-# Environment: ACCEL (auto|kvm|tcg, see iso/accel.sh), LS_KERNEL (our bzImage),
-# DEB_KERNEL (default /boot/vmlinuz-<newest with modules>), DRIVER_TIMEOUT (seconds per
+# Environment: ACCEL (auto|kvm|tcg, see iso/accel.sh), LS_KERNEL (our bzImage; default
+# make's KERNEL), DEB_ROOT (the root a Debian kernel was extracted into, boot/ and
+# usr/lib/modules/: Debian 13's 6.12 is build/trixie/debkernel/root; default the host's
+# own kernel), DEB_KERNEL (default its vmlinuz-<newest with modules>), DRIVER_TIMEOUT (seconds per
 # boot, default 1200 quick / 14400 full), DRIVER_STALL (seconds without guest output
 # that count as a hang, default 240; 3600 for the big tree), SENDALL=1 (send every
 # guest manifest), DRIVER_BOOTS=no (host checks only: trees, images, unsquashfs),
@@ -91,13 +93,15 @@ die() {
 }
 
 # --- kernels: copies, so that a rebuild by the lead does not change them under us ---
-LS_KERNEL=${LS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
-kver=$(ls_debian_kver)
-DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$kver}
-MODDIR=/lib/modules/$kver
-OUR_KO=${DRIVER_MODULE:-$BUILD/module/squashfs.ko}
-for f in "$LS_KERNEL" "$DEB_KERNEL" "$OUR_KO" "$MODDIR/kernel/fs/squashfs/squashfs.ko"; do
-	[[ -f $f ]] || die "missing $f (make kernel / make module / linux-image-amd64)"
+LS_KERNEL=${LS_KERNEL:-${KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}}
+ls_debian_kernel || die "no Debian kernel to boot"
+kver=$LS_DEB_KVER DEB_KERNEL=$LS_DEB_KERNEL
+STOCK_KO=$(ls_debian_module squashfs)
+# our module for it: make module (6.1) or make module-6.12
+series=$(cut -d. -f1,2 <<<"$kver")
+OUR_KO=${DRIVER_MODULE:-$BUILD/module$([[ $series == 6.1 ]] || echo "-$series")/squashfs.ko}
+for f in "$LS_KERNEL" "$DEB_KERNEL" "$OUR_KO" "$STOCK_KO"; do
+	[[ -f $f ]] || die "missing ${f:-$LS_DEB_MODDIR/kernel/fs/squashfs/squashfs.ko} (make kernel / make module / linux-image-amd64)"
 done
 cp "$LS_KERNEL" "$R/bzImage-ours"
 cp "$DEB_KERNEL" "$R/vmlinuz-debian"
@@ -319,7 +323,7 @@ fi
 # --- initramfs: busybox, lsqx, manifest.sh, /init, guest-lib.sh (+ Debian's modules) ---
 # mkinitrd OUT [debian]
 mkinitrd() {
-	local out=$1 s=$R/initrd-stage a
+	local out=$1 s=$R/initrd-stage a m
 	ls_busybox_stage "$s" "$here/guest-init.sh"
 	cp "$D/bin/lsqx" "$s/bin/lsqx"
 	cp "$TOP/boot-tests/manifest.sh" "$s/bin/manifest.sh"
@@ -331,10 +335,12 @@ mkinitrd() {
 	done <"$R/good-stress.tsv"
 	if [[ ${2:-} == debian ]]; then
 		mkdir -p "$s/lib/modules/deps" "$s/lib/modules/drv/stock" "$s/lib/modules/drv/ours"
+		# (those built into the kernel are not there: the guest loads what is)
 		for a in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk loop; do
-			cp "$(modinfo -k "$kver" -n "$a")" "$s/lib/modules/deps/$a.ko"
+			m=$(ls_debian_module "$a")
+			[[ -z $m ]] || ls_module_copy "$m" "$s/lib/modules/deps/$a.ko"
 		done
-		cp "$MODDIR/kernel/fs/squashfs/squashfs.ko" "$s/lib/modules/drv/stock/squashfs.ko"
+		ls_module_copy "$STOCK_KO" "$s/lib/modules/drv/stock/squashfs.ko"
 		cp "$R/squashfs-ours.ko" "$s/lib/modules/drv/ours/squashfs.ko"
 	fi
 	(cd "$s" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$out"

@@ -52,6 +52,8 @@ export TOP BUILD
 source "$TOP/iso/qemu-lib.sh"
 
 F=$BUILD/fuzz
+# our own kernel (make passes the ISO's as KERNEL): the fallback of cmd_check
+OUR_KERNEL=${KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
 KERNEL=${FUZZ_KERNEL:-$BUILD/kobj-debug/arch/x86/boot/bzImage}
 JOBS=${FUZZ_JOBS:-2}
 FMEM=${FUZZ_MEM:-1024}
@@ -411,7 +413,7 @@ cmd_check() {
 		n=$((n + 1))
 		if [[ $1 == ok ]]; then echo "ok $n - $2"; else failed=$((failed + 1)) && echo "not ok $n - $2"; fi
 	}
-	[[ -f $KERNEL ]] || KERNEL=$BUILD/kobj/arch/x86/boot/bzImage
+	[[ -f $KERNEL ]] || KERNEL=$OUR_KERNEL
 	JOBS=1
 	F=$BUILD/fuzz-check
 	REPORT=$F/REPORT.md
