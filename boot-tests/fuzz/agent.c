@@ -387,19 +387,43 @@ static void walk(const char *path, int depth, int mount_fd)
 	}
 }
 
-static int loop_attach(int loop_fd, const char *path)
+/*
+ * @path on loop device @dev: the device's open fd, or -1. The device is opened
+ * for each image and closed after LOOP_CLR_FD: since 6.x (6.12 here) that ioctl
+ * only marks a device that is still open for clearing at its last close, and a
+ * LOOP_CONFIGURE on a device held open all along gets EBUSY.
+ */
+static int loop_attach(const char *dev, const char *path)
 {
 	struct loop_config cfg = { 0 };
 	int fd = open(path, O_RDONLY);
-	int rc;
+	int loop_fd, rc;
 
 	if (fd < 0)
 		return -1;
+	loop_fd = open(dev, O_RDWR);
+	if (loop_fd < 0) {
+		close(fd);
+		return -1;
+	}
 	cfg.fd = fd;
 	cfg.info.lo_flags = LO_FLAGS_READ_ONLY;
 	rc = ioctl(loop_fd, LOOP_CONFIGURE, &cfg);
 	close(fd);
-	return rc;
+	if (rc) {
+		close(loop_fd);
+		return -1;
+	}
+	return loop_fd;
+}
+
+/* the loop device of loop_attach() detached and closed */
+static void loop_detach(int loop_fd, const char *what)
+{
+	ioctl(loop_fd, BLKFLSBUF, 0);
+	if (ioctl(loop_fd, LOOP_CLR_FD, 0))
+		die(what);
+	close(loop_fd);
 }
 
 /*
@@ -439,12 +463,15 @@ static int find_inner(const char *dir, int depth, char *out, size_t outlen)
 }
 
 /* the image inside the image, if there is one: loop-mounted from MNT and walked */
-static void run_inner(int inner_fd)
+static void run_inner(void)
 {
 	char path[4096];
-	int mount_fd;
+	int mount_fd, inner_fd;
 
-	if (find_inner(MNT, 0, path, sizeof(path)) || loop_attach(inner_fd, path))
+	if (find_inner(MNT, 0, path, sizeof(path)))
+		return;
+	inner_fd = loop_attach("/dev/loop1", path);
+	if (inner_fd < 0)
 		return;
 	if (!mount("/dev/loop1", MNT_INNER, "squashfs", MS_RDONLY, NULL)) {
 		mount_fd = open(MNT_INNER, O_RDONLY | O_DIRECTORY);
@@ -454,20 +481,19 @@ static void run_inner(int inner_fd)
 		if (umount2(MNT_INNER, 0) && umount2(MNT_INNER, MNT_DETACH))
 			die("umount " MNT_INNER);
 	}
-	ioctl(inner_fd, BLKFLSBUF, 0);
-	if (ioctl(inner_fd, LOOP_CLR_FD, 0))
-		die("LOOP_CLR_FD loop1");
+	loop_detach(inner_fd, "LOOP_CLR_FD loop1");
 }
 
 /* one image: returns the mount's errno (0: mounted and walked) */
-static int run_one(int loop_fd, int inner_fd)
+static int run_one(void)
 {
 	struct statfs sf;
-	int rc = 0, mount_fd;
+	int rc = 0, mount_fd, loop_fd;
 
 	n_entries = 0;
 	n_errors = 0;
-	if (loop_attach(loop_fd, IMG_PATH))
+	loop_fd = loop_attach("/dev/loop0", IMG_PATH);
+	if (loop_fd < 0)
 		die("LOOP_CONFIGURE");
 	if (cover)
 		__atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
@@ -480,7 +506,7 @@ static int run_one(int loop_fd, int inner_fd)
 	walk(MNT, 0, mount_fd);
 	if (mount_fd >= 0)
 		close(mount_fd);
-	run_inner(inner_fd);
+	run_inner();
 	if (umount2(MNT, 0)) {
 		fprintf(stderr, "lsqfuzz-agent: umount: %s\n", strerror(errno));
 		if (umount2(MNT, MNT_DETACH))
@@ -489,9 +515,7 @@ static int run_one(int loop_fd, int inner_fd)
 detach:
 	/* (the trace goes on past here: only the ranges' edges count, and the next
 	 * image starts with a reset) */
-	ioctl(loop_fd, BLKFLSBUF, 0);
-	if (ioctl(loop_fd, LOOP_CLR_FD, 0))
-		die("LOOP_CLR_FD");
+	loop_detach(loop_fd, "LOOP_CLR_FD");
 	return rc;
 }
 
@@ -621,7 +645,7 @@ int main(int argc, char **argv)
 	unsigned char *shm;
 	struct sigaction sa = { .sa_handler = on_sigbus };
 	struct termios tio;
-	int port, loop_fd, inner_fd, ctl, nr, n = 0;
+	int port, ctl, nr, n = 0;
 	char hello[128];
 
 	if (argc < 2) {
@@ -651,14 +675,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lsqfuzz-agent: loop%d is the free one, want loop0\n", nr);
 		return 1;
 	}
-	loop_fd = open("/dev/loop0", O_RDWR);
-	if (loop_fd < 0)
-		die("/dev/loop0");
 	if (ioctl(ctl, LOOP_CTL_ADD, 1) < 0 && errno != EEXIST)
 		die("LOOP_CTL_ADD 1");
-	inner_fd = open("/dev/loop1", O_RDWR);
-	if (inner_fd < 0)
-		die("/dev/loop1");
 	mkdir(MNT, 0755);
 	mkdir(MNT_INNER, 0755);
 	shm = map_shm();
@@ -687,7 +705,7 @@ int main(int argc, char **argv)
 			die(IMG_PATH);
 		write_all(fd, shm, len);
 		close(fd);
-		rc = run_one(loop_fd, inner_fd);
+		rc = run_one();
 		answer(port, shm, rc, collect_edges());
 	}
 }
