@@ -69,8 +69,9 @@
 #   --progress CMD   runs CMD (a function or command, no arguments) every 5 s while QEMU
 #                    runs, and once after it ended (e.g. to print the guest's progress)
 #   --menu-entry N   pick GRUB's menu entry N (0-based): once the console shows the menu
-#                    ("Use the ... keys to select"), the monitor sends Down N times and
-#                    Return; LS_QEMU_MENU=1 when it did
+#                    ("Use the ... keys to select") and its countdown (or 3 s after the
+#                    menu, if it has none), the monitor sends Down N times and Return;
+#                    LS_QEMU_MENU=1 when it did
 #   --on-result REGEX COMMAND   once a line of the raw results file matches REGEX, send
 #                    COMMAND to the monitor (e.g. 'eject ide1-cd0', the CD of --iso);
 #                    its answer goes to monitor.log, LS_QEMU_ONRESULT_SENT = the second
@@ -386,7 +387,7 @@ ls_qemu_run() {
 		# (Return every 3 s); --progress at next_progress; --stall counts from the
 		# results file's last growth (grown_at)
 		local pid=$! text="" t=0 t0=$SECONDS t_prev=-1 pressing=$press typing=0 last=-1 idle=0
-		local next_stat=0 next_key=3 next_progress=5 tick=1 size=-1 grown="" grown_at=0 now
+		local next_stat=0 next_key=3 next_progress=5 tick=1 size=-1 grown="" grown_at=0 now menu_at=""
 		[[ -z $edit ]] || typing=1
 		[[ -z $mark && -z $cmark ]] || tick=0.2
 		while kill -0 "$pid" 2>/dev/null; do
@@ -413,8 +414,16 @@ ls_qemu_run() {
 						ls_type "$monitor" "$edit" >>"${f[monitor_log]}" 2>&1 || true
 					fi
 				fi
-				if [[ -n $menu ]] && ((!LS_QEMU_MENU)) && [[ -f ${f[console]} ]] &&
+				# GRUB draws its menu once per terminal (serial, then the screen's) and a
+				# key sent before the last drawing is lost (seen with UEFI under load):
+				# the keys go once the countdown shows, which follows the last drawing
+				# (in a menu without a countdown, 3 s after the menu first showed)
+				if [[ -n $menu ]] && ((!LS_QEMU_MENU)) && [[ -f ${f[console]} && -z $menu_at ]] &&
 					ls_strip "${f[console]}" | grep -qE 'Use the .* keys to select'; then
+					menu_at=$t
+				fi
+				if [[ -n $menu_at ]] && ((!LS_QEMU_MENU)) && { ((t - menu_at >= 3)) ||
+					ls_strip "${f[console]}" | grep -q 'executed automatically in'; }; then
 					LS_QEMU_MENU=1
 					ls_menu_entry "$monitor" "$menu" >>"${f[monitor_log]}" 2>&1 || LS_QEMU_MENU=0
 					echo "$t s: menu entry $menu chosen ($LS_QEMU_MENU)" >>"${f[monitor_log]}"
