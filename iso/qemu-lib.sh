@@ -576,8 +576,9 @@ ls_debian_kver() {
 # ls_debian_kernel: which Debian kernel the driver tests and the bench boot with its
 # stock modules: the host's own (Debian 12's), or the one extracted under DEB_ROOT
 # (boot/ and usr/lib/modules/; make kernel-tree-6.12 puts Debian 13's in
-# build/trixie/debkernel/root). Sets LS_DEB_KVER, LS_DEB_KERNEL (DEB_KERNEL if set)
-# and LS_DEB_MODDIR; returns 1 (and says why) if there is none.
+# build/trixie/debkernel/root). Sets LS_DEB_KVER, LS_DEB_KERNEL (DEB_KERNEL if set),
+# LS_DEB_MODDIR and LS_OUR_MODULE (ours for it: make module for 6.1, make module-6.12
+# for 6.12); returns 1 (and says why) if there is none.
 ls_debian_kernel() {
 	if [[ -n ${DEB_ROOT:-} ]]; then
 		LS_DEB_KVER=$(find "$DEB_ROOT/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null |
@@ -589,6 +590,9 @@ ls_debian_kernel() {
 		LS_DEB_MODDIR=/lib/modules/$LS_DEB_KVER
 		LS_DEB_KERNEL=${DEB_KERNEL:-/boot/vmlinuz-$LS_DEB_KVER}
 	fi
+	local series
+	series=$(cut -d. -f1,2 <<<"$LS_DEB_KVER")
+	LS_OUR_MODULE=$BUILD/module$([[ $series == 6.1 ]] || echo "-$series")/squashfs.ko
 	if [[ -z $LS_DEB_KVER || ! -f $LS_DEB_KERNEL ]]; then
 		echo "no Debian kernel${DEB_ROOT:+ in DEB_ROOT=$DEB_ROOT} (linux-image-amd64; make kernel-tree-6.12)" >&2
 		return 1

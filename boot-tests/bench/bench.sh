@@ -99,8 +99,7 @@ python3 "$here/gendata.py" big "$big" "$FILE_MB"
 # Debian's kernel (the host's, or DEB_ROOT's: iso/qemu-lib.sh) and our module for it
 ls_debian_kernel || die "no Debian kernel to boot"
 kver=$LS_DEB_KVER DEB_KERNEL=$LS_DEB_KERNEL
-series=$(cut -d. -f1,2 <<<"$kver")
-OUR_KO=$BUILD/module$([[ $series == 6.1 ]] || echo "-$series")/squashfs.ko
+OUR_KO=$LS_OUR_MODULE
 STOCK_KO=${BENCH_STOCK_KO:-$(ls_debian_module squashfs)}
 [[ $mode == aa ]] && STOCK_KO=$OUR_KO
 for f in "$DEB_KERNEL" "$OUR_KO" "$STOCK_KO"; do

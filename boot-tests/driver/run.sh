@@ -97,9 +97,7 @@ LS_KERNEL=${LS_KERNEL:-${KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}}
 ls_debian_kernel || die "no Debian kernel to boot"
 kver=$LS_DEB_KVER DEB_KERNEL=$LS_DEB_KERNEL
 STOCK_KO=$(ls_debian_module squashfs)
-# our module for it: make module (6.1) or make module-6.12
-series=$(cut -d. -f1,2 <<<"$kver")
-OUR_KO=${DRIVER_MODULE:-$BUILD/module$([[ $series == 6.1 ]] || echo "-$series")/squashfs.ko}
+OUR_KO=${DRIVER_MODULE:-$LS_OUR_MODULE}
 for f in "$LS_KERNEL" "$DEB_KERNEL" "$OUR_KO" "$STOCK_KO"; do
 	[[ -f $f ]] || die "missing ${f:-$LS_DEB_MODDIR/kernel/fs/squashfs/squashfs.ko} (make kernel / make module / linux-image-amd64)"
 done
