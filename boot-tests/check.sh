@@ -3,9 +3,10 @@
 # the host-side tests of iso/remaster (remaster/host.sh), the
 # live-ISO boot tests (run.sh all), the driver's direct-boot tests
 # (driver/run.sh quick: with the corrupted images, the I/O-error disks and every fuzz
-# finding; with LINUX=6.12, Debian 13's kernel is the reference, and the boots of Debian
-# 12's kernel with our module and the hazard tests run again as driver-6.1), the benchmark's smoke run (bench/bench.sh smoke) and a few minutes of fresh
-# fuzzing (fuzz/fuzz.sh check);
+# finding; with LINUX=6.12, Debian 13's kernel is the reference, and the boots of
+# Debian 12's kernel with our module and the hazard tests run again as driver-6.1),
+# the benchmark's smoke run (bench/bench.sh smoke) and a few minutes of fresh fuzzing
+# (fuzz/fuzz.sh check);
 # each prints its own TAP and summary, and the last line adds them up:
 # "N passed, N failed". Exit status non-zero if any failed. `check.sh full`
 # (make check-full) runs the driver tests' full matrix, the live-build suite and the

@@ -15,14 +15,17 @@ LINUX ?= 6.12## our kernel's release: 6.1 (Debian 12's linux-source-6.1 and dist
 TRIXIE := $(BUILD)/trixie
 KSRC_612 := $(TRIXIE)/linux-source-6.12
 KSRC_TAR ?= /usr/src/linux-source-6.1.tar.xz
+# our kernel's objects for each release (kernel-config-diff reads both)
+KOBJ_6.1 := $(BUILD)/kobj
+KOBJ_6.12 := $(BUILD)/kobj-6.12
 ifeq ($(LINUX),6.1)
 KSRC := $(BUILD)/linux-source-6.1
-KOBJ := $(BUILD)/kobj
+KOBJ := $(KOBJ_6.1)
 KOBJ_DEBUG := $(BUILD)/kobj-debug
 DEBIAN_KCONFIG ?= /usr/src/linux-config-6.1/config.amd64_none_amd64.xz
 else ifeq ($(LINUX),6.12)
 KSRC := $(KSRC_612)
-KOBJ := $(BUILD)/kobj-6.12
+KOBJ := $(KOBJ_6.12)
 KOBJ_DEBUG := $(BUILD)/kobj-debug-6.12
 DEBIAN_KCONFIG := $(TRIXIE)/pkgs/root/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
 else
@@ -62,16 +65,9 @@ kernel-config: $(KOBJ)/.config ## derive build/kobj[-LINUX]/.config from Debian'
 
 .PHONY: kernel-config-diff
 kernel-config-diff: ## what our config changes of Debian's distro config (modules off), for 6.1 and 6.12 (the kernel's scripts/diffconfig)
-	@for l in 6.1 6.12; do \
-		$(MAKE) -s --no-print-directory kernel-config LINUX=$$l >/dev/null || exit 1; \
-		o=$$($(MAKE) -s --no-print-directory print-kobj LINUX=$$l); \
-		echo "== Linux $$l: $$(wc -l <$$o/config-vs-debian.diff) changes ($$o/config-vs-debian.diff)"; \
-		cat $$o/config-vs-debian.diff; \
-	done
-
-.PHONY: print-kobj
-print-kobj:
-	@echo $(KOBJ)
+	@$(foreach l,6.1 6.12,$(MAKE) -s --no-print-directory kernel-config LINUX=$(l) >/dev/null && \
+		echo "== Linux $(l): $$(wc -l <$(KOBJ_$(l))/config-vs-debian.diff) changes ($(KOBJ_$(l))/config-vs-debian.diff)" && \
+		cat $(KOBJ_$(l))/config-vs-debian.diff &&) true
 
 $(KOBJ)/.config: $(KSRC)/.livesquash-tree $(KFRAGMENTS) $(TOP)/kernel-config/make-config.sh fs-squashfs/Kconfig
 	$(TOP)/kernel-config/make-config.sh $(KSRC) $(KOBJ) $(DEBIAN_KCONFIG) $(KFRAGMENTS)
