@@ -22,6 +22,7 @@ dest=$(realpath -m "$1") src=$(realpath "$2") obj=$(realpath -m "$3")
 die() { echo "debian-6.12: $*" >&2; exit 1; }
 
 img=$(bash "$here/trixie.sh" --depends "$dest" linux-image-amd64)
+[[ $img =~ ^linux-image-[0-9][^[:space:]]*$ ]] || die "linux-image-amd64 of trixie depends on '$img', not a kernel image"
 kver=${img#linux-image-}
 bash "$here/trixie.sh" "$dest" "$img" "linux-headers-$kver"
 hdr=$dest/root/usr/src/linux-headers-$kver

@@ -41,7 +41,8 @@ apt_opts=(-o "Dir::Etc::sourcelist=$a/sources.list" -o Dir::Etc::sourceparts=/de
 
 # the lists once a day at most
 if [[ -z $(find "$a/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null) ]]; then
-	echo "trixie: reading the $suite suite of $mirror"
+	# stderr: --depends prints its answer, and only that, on stdout
+	echo "trixie: reading the $suite suite of $mirror" >&2
 	if ! apt-get -q "${apt_opts[@]}" update >"$a/update.log" 2>&1 ||
 		grep -qE '^(E:|Err:)' "$a/update.log"; then
 		echo "trixie: cannot read the $suite suite of $mirror ($(grep -m1 -E '^(E:|Err:)' "$a/update.log" || tail -n 1 "$a/update.log"))" >&2
