@@ -7,7 +7,8 @@ TOP := $(abspath .)
 BUILD ?= $(TOP)/build
 
 ## Variables (override on the command line, e.g. `make run ROOTFS=debian`):
-ROOTFS ?= busybox## root tree packed into the live image: busybox (small) or debian (bookworm, systemd)
+ROOTFS ?= busybox## root tree packed into the live image: busybox (small) or debian (systemd; DEBIAN_SUITE)
+DEBIAN_SUITE ?= trixie## the Debian release of ROOTFS=debian: trixie (Debian 13) or bookworm (Debian 12)
 COMP ?= xz## mksquashfs compressor for the root image: gzip xz lzo lz4 zstd
 BLOCK ?= 128K## mksquashfs block size for the root image (4K ... 1M)
 CDLABEL ?= LIVESQUASH## ISO volume label, asked for by root=live:CDLABEL=... on the kernel command line
@@ -17,7 +18,7 @@ MEM ?= 1024## guest memory in MiB
 JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))## parallel jobs of the kernel build
 SOURCE_DATE_EPOCH ?= $(shell git -C $(TOP) log -1 --format=%ct 2>/dev/null || echo 1767225600)## every time stamp of the ISO (seconds; default: the last commit's time), for reproducible ISOs
 
-export ROOTFS COMP BLOCK CDLABEL FIRMWARE ACCEL MEM BUILD TOP
+export ROOTFS DEBIAN_SUITE COMP BLOCK CDLABEL FIRMWARE ACCEL MEM BUILD TOP
 # passed by name to the ISO's build steps only: mksquashfs 4.5 would set every file
 # time of the test images to it, and a manifest compares those times
 unexport SOURCE_DATE_EPOCH

@@ -9,8 +9,9 @@
 # (fuzz/fuzz.sh check);
 # each prints its own TAP and summary, and the last line adds them up:
 # "N passed, N failed". Exit status non-zero if any failed. `check.sh full`
-# (make check-full) runs the driver tests' full matrix, the live-build suite and the
-# media suite on the Debian ISO.
+# (make check-full) runs the driver tests' full matrix, the live-build suite, the
+# media suite on the Debian ISO and the Fedora-layout fixtures (squashfs, EROFS)
+# booted by dracut 106's dmsquash-live.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -57,7 +58,8 @@ full) # make check-full
 	suite driver-full bash "$here/driver/run.sh" full
 	suite livebuild bash "$here/thirdparty/run.sh"
 	suite media-debian bash "$here/run.sh" media-debian
-	echo "# all suites (driver full matrix, live-build ISO remastered, the Debian ISO on its media):"
+	suite fixtures bash "$here/run.sh" fixtures
+	echo "# all suites (driver full matrix, live-build ISO remastered, the Debian ISO on its media, Fedora's layouts booted by dracut 106's dmsquash-live):"
 	;;
 *)
 	echo "usage: check.sh [check|full]" >&2

@@ -4,8 +4,8 @@
 #
 # usage: run.sh [all | quick | SUITE ...]
 #   suites: busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media remaster
-#           check-iso missing-medium (media: boot-tests/media.sh), media-debian (not in all:
-#           make check-full runs it)
+#           check-iso missing-medium (media: boot-tests/media.sh), media-debian and fixtures
+#           (not in all: make check-full runs them)
 #   all   = every suite (debian-uefi only with CHECK_DEBIAN_UEFI=yes)
 #   quick = busybox-bios
 # Environment (make passes these): BUILD TOP ACCEL MEM KERNEL; CHECK_BUILD=no skips
@@ -30,9 +30,12 @@ MAKE=${MAKE:-make}
 LS_KERNEL=${LS_KERNEL:-${KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}}
 LS_INITRD=${LS_INITRD:-$BUILD/initramfs/initrd.img}
 
+# VARIANT: the suffix of an ISO made another way (-dracut059: make iso DRACUT=059),
+# VARIANT_MAKE its make arguments; empty for the product as make iso makes it
+VARIANT='' VARIANT_MAKE=()
 iso_of() { # ROOTFS
 	local v="LS_ISO_${1^^}"
-	echo "${!v:-$BUILD/livesquash-$1.iso}"
+	echo "${!v:-$BUILD/livesquash-$1$VARIANT.iso}"
 }
 tree_of() { # ROOTFS
 	local v="LS_TREE_${1^^}"
@@ -43,12 +46,12 @@ suites=()
 for a in "${@:-all}"; do
 	case $a in
 	all)
-		suites+=(busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios)
+		suites+=(busybox-bios busybox-bios-dracut059 busybox-uefi busybox-usb busybox-dvd debian-bios)
 		[[ $CHECK_DEBIAN_UEFI == yes ]] && suites+=(debian-uefi)
 		suites+=(media remaster check-iso missing-medium)
 		;;
 	quick) suites+=(busybox-bios) ;;
-	busybox-bios | busybox-uefi | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium) suites+=("$a") ;;
+	busybox-bios | busybox-bios-dracut059 | busybox-uefi | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures) suites+=("$a") ;;
 	*)
 		echo "run.sh: unknown suite '$a'" >&2
 		exit 2
@@ -291,19 +294,43 @@ console_test() { # TAG
 	fi
 }
 
+# initrd_checks TAG ISO: the ISO's initramfs is made by the dracut asked for
+# (DRACUT, 059 for the -dracut059 variant) and holds 90livesquash's hooks
+initrd_checks() {
+	local tag=$1 iso=$2 d=$LS_LOGDIR/$1 want=${DRACUT:-106}
+	[[ $VARIANT == -dracut059 ]] && want=059
+	rm -f "$d/initrd.img"
+	xorriso -osirrox on -indev "$iso" -extract /boot/initrd.img "$d/initrd.img" >"$d/initrd.log" 2>&1
+	tap_test "[$tag] the ISO's initramfs was made by dracut $want (lsinitrd) and has 90livesquash's hooks" \
+		initrd_is "$d/initrd.img" "$want"
+}
+initrd_is() { # INITRD DRACUT-VERSION
+	local list v
+	[[ -s $1 ]] || { echo "no /boot/initrd.img in the ISO"; return 1; }
+	# (the whole listing first: grep -q would stop lsinitrd with SIGPIPE)
+	list=$(lsinitrd "$1" 2>/dev/null)
+	v=$(sed -n 's/^Version: dracut-//p' <<<"$list" | head -n 1)
+	[[ $v == "$2"-* || $v == "$2" ]] || { echo "lsinitrd: made by dracut-$v"; return 1; }
+	grep -q 'hooks/mount/20-mount-livesquash.sh' <<<"$list" || { echo "lsinitrd: no 20-mount-livesquash.sh"; return 1; }
+}
+
 suite_live() { # ROOTFS FIRMWARE [MEDIUM]
 	local rootfs=$1 firmware=$2 medium=${3:-cd} tag=$1-$2 iso tmo=$BOOT_TIMEOUT
 	[[ $medium == cd ]] || tag=$tag-$medium
+	tag+=$VARIANT
 	[[ $rootfs == debian ]] && tmo=$DEBIAN_TIMEOUT
-	make_target "iso-$rootfs" iso ROOTFS="$rootfs" || true
+	make_target "iso-$rootfs$VARIANT" iso ROOTFS="$rootfs" "${VARIANT_MAKE[@]}" || true
 	iso=$(iso_of "$rootfs")
 	host_checks "$rootfs" "$iso" "$tag" || return 0
+	initrd_checks "$tag" "$iso"
 	test_iso "$rootfs" "$tag" || return 0
 	live_boot "$tag" "$TEST_ISO" "$firmware" "$tmo" "$TEST_MANIFEST" "" "$medium"
 	# an image in boot order (make iso with a profile, the test ISO packed the same)
-	local liveos=$LS_LOGDIR/$rootfs-test/iso-out/LiveOS
+	local liveos=$LS_LOGDIR/$rootfs$VARIANT-test/iso-out/LiveOS
 	if [[ $(cat "$liveos/squashfs.img.prefetch" 2>/dev/null) =~ ^[1-9] ]]; then
-		tap_test "[$tag] the image is in boot order (iso/boot-order/$rootfs.sort): our initrd read its start (squashfs.img.prefetch) in one pass" \
+		local sortf
+		sortf=$(ls_boot_order_sort "$rootfs")
+		tap_test "[$tag] the image is in boot order (${sortf#"$TOP"/}): our initrd read its start (squashfs.img.prefetch) in one pass" \
 			prefetch_logged "$liveos" "$LS_LOGDIR/$tag/console.txt"
 	fi
 }
@@ -345,32 +372,32 @@ no_hook() {
 # its files with)
 declare -A test_iso_rc=()
 test_iso() {
-	local rootfs=$1 tag=$2 dir=$LS_LOGDIR/test-$1
+	local rootfs=$1 tag=$2 dir=$LS_LOGDIR/test-$1$VARIANT key=$1$VARIANT
 	TEST_ISO=$dir/test.iso
 	TEST_MANIFEST=$dir/expected.manifest
-	[[ -n ${test_iso_rc[$rootfs]:-} ]] && return "${test_iso_rc[$rootfs]}"
-	test_iso_rc[$rootfs]=1
+	[[ -n ${test_iso_rc[$key]:-} ]] && return "${test_iso_rc[$key]}"
+	test_iso_rc[$key]=1
 	mkdir -p "$dir"
-	tap_test "[$rootfs] the product ISO's root image has no test hook (nothing named livesquash-test, autorun or fw_cfg)" \
+	tap_test "[$key] the product ISO's root image has no test hook (nothing named livesquash-test, autorun or fw_cfg)" \
 		no_hook "$LS_LOGDIR/$tag/unsquashfs.columns"
 	local start=$SECONDS rc=0
 	ls_stable_copy "$(iso_of "$rootfs")" "$dir/product.iso"
-	bash "$here/testiso.sh" "$dir/product.iso" "$TEST_ISO" "$TOP/iso/boot-order/$rootfs.sort" >"$dir/testiso.log" 2>&1 || rc=$?
+	bash "$here/testiso.sh" "$dir/product.iso" "$TEST_ISO" "$(ls_boot_order_sort "$rootfs")" >"$dir/testiso.log" 2>&1 || rc=$?
 	if ((rc != 0)); then
 		local -a lines=()
 		mapfile -t lines < <(tail -n 5 "$dir/testiso.log")
-		tap_notok "[$rootfs] test ISO: the product ISO plus the test hook, by iso/remaster (exit $rc)" "${lines[@]}"
+		tap_notok "[$key] test ISO: the product ISO plus the test hook, by iso/remaster (exit $rc)" "${lines[@]}"
 		return 1
 	fi
-	tap_ok "[$rootfs] test ISO: the product ISO plus the test hook, by iso/remaster ($((SECONDS - start)) s: $(tail -n 1 "$dir/testiso.log"))"
-	remaster_iso_checks "$rootfs-test" "$dir/product.iso" "$TEST_ISO" no
+	tap_ok "[$key] test ISO: the product ISO plus the test hook, by iso/remaster ($((SECONDS - start)) s: $(tail -n 1 "$dir/testiso.log"))"
+	remaster_iso_checks "$key-test" "$dir/product.iso" "$TEST_ISO" no
 	if ! unpack_image "$TEST_ISO" "$dir"; then
-		tap_notok "[$rootfs] unpack the test ISO's root image" "$(tail -n 3 "$dir/unsquashfs.log" 2>/dev/null)"
+		tap_notok "[$key] unpack the test ISO's root image" "$(tail -n 3 "$dir/unsquashfs.log" 2>/dev/null)"
 		return 1
 	fi
-	same_apart_from "[$rootfs] the test ISO's root image is the product's tree plus the hook (boot-tests/hook/hook.exclude)" \
+	same_apart_from "[$key] the test ISO's root image is the product's tree plus the hook (boot-tests/hook/hook.exclude)" \
 		"$here/hook/hook.exclude" "$HOST_MANIFEST" "$TEST_MANIFEST"
-	test_iso_rc[$rootfs]=0
+	test_iso_rc[$key]=0
 }
 
 # ---- remaster ------------------------------------------------------------------
@@ -586,26 +613,34 @@ remaster_iso_checks() {
 		test -n "$el_in" -a "$el_in" == "$el_out"
 }
 
-# dmsquash_boot TAG ISO: boot the ISO's kernel and command line with dracut's own
-# dmsquash-live initrd and rd.live.check: Fedora's boot logic checks the implanted
-# MD5 with checkisomd5 before it mounts the root; the root's test hook reports
-# the marker files and powers off
+# dmsquash_boot TAG ISO [DRACUT KERNEL CMDLINE]: boot with dracut's own
+# dmsquash-live initrd (DRACUT 059, the host's, or 106, Debian 13's) and
+# rd.live.check: Fedora's boot logic checks the implanted MD5 with checkisomd5
+# before it mounts the root; the root's test hook reports the marker files and
+# the mounted filesystem types, and powers off. The ISO's own kernel and first
+# menu entry's command line unless KERNEL and CMDLINE are given.
 dmsquash_boot() {
-	local tag=$1 iso=$2 dir=$LS_LOGDIR/$1 initrd cmdline
+	local tag=$1 iso=$2 dracut=${3:-059} kernel=${4:-} cmdline=${5:-} dir=$LS_LOGDIR/$1 initrd
+	local -a dopt=()
+	[[ $dracut == 106 ]] && dopt=(--dracut106)
 	mkdir -p "$dir"
-	if ! initrd=$(bash "$here/dmsquash-initrd.sh" "$BUILD/cache/dmsquash" 2>"$dir/initrd.log"); then
-		tap_notok "[$tag] build the dmsquash-live initrd" "$(tail -n 3 "$dir/initrd.log")"
+	if ! initrd=$(bash "$here/dmsquash-initrd.sh" "${dopt[@]}" "$BUILD/cache/dmsquash" 2>"$dir/initrd.log"); then
+		tap_notok "[$tag] build dracut $dracut's dmsquash-live initrd" "$(tail -n 3 "$dir/initrd.log")"
 		return 0
 	fi
-	if ! ls_iso_boot_files "$iso" "$dir" 2>"$dir/extract.log"; then
-		tap_notok "[$tag] the ISO's kernel and its root=live: command line" "$(cat "$dir/extract.log")"
-		return 0
+	if [[ -z $kernel ]]; then
+		if ! ls_iso_boot_files "$iso" "$dir" 2>"$dir/extract.log"; then
+			tap_notok "[$tag] the ISO's kernel and its root=live: command line" "$(cat "$dir/extract.log")"
+			return 0
+		fi
+		kernel=$dir/vmlinuz
+		cmdline=$(ls_grub_entry 0 "$dir/grub.cfg")
 	fi
-	cmdline=$(ls_grub_entry 0 "$dir/grub.cfg")
 	cat >"$dir/autorun" <<'EOT'
 #!/bin/sh
 {
 	echo "@@ ROOT $(awk '$2 == "/" { print $3 }' /proc/mounts)"
+	echo "@@ FSTYPES $(awk '{ t[$3] = 1 } END { for (k in t) printf "%s ", k }' /proc/mounts)"
 	for f in /livesquash-marker-run.txt /livesquash-marker-add.txt; do
 		[ -f "$f" ] && echo "@@ MARKER $f $(cat "$f")"
 	done
@@ -615,17 +650,69 @@ dmsquash_boot() {
 sync
 echo o >/proc/sysrq-trigger
 EOT
-	ls_qemu "$tag" "$BOOT_TIMEOUT" --iso "$iso" --kernel "$dir/vmlinuz" --initrd "$initrd" \
+	ls_qemu "$tag" "$BOOT_TIMEOUT" --iso "$iso" --kernel "$kernel" --initrd "$initrd" \
 		--append "$cmdline rd.live.check rd.live.overlay.overlayfs=1 panic=-1" \
 		--autorun "$dir/autorun" --stop-on "$LS_STOP_REGEX|CD check failed"
-	tap_diag "boot $tag: $LS_QEMU_SECONDS s with $(ls_accel), dracut's dmsquash-live, QEMU exit $LS_QEMU_RC"
-	tap_test "[$tag] dmsquash-live's media check (checkisomd5, rd.live.check) passes on the remastered ISO" \
+	tap_diag "boot $tag: $LS_QEMU_SECONDS s with $(ls_accel), dracut $dracut's dmsquash-live, QEMU exit $LS_QEMU_RC"
+	tap_test "[$tag] dracut $dracut's dmsquash-live: the media check (checkisomd5, rd.live.check) passes on the remastered ISO" \
 		grep -m1 -E 'the result is: PASS' "$dir/console.txt"
-	tap_test "[$tag] dmsquash-live mounts the remastered root as / (overlay) and the root's hook ran" \
+	tap_test "[$tag] dracut $dracut's dmsquash-live mounts the remastered root as / (overlay) and the root's hook ran" \
 		grep -m1 -xE '@@ ROOT overlay' "$dir/results.txt"
 	tap_test "[$tag] the root dmsquash-live mounted has the --run marker" \
 		grep -m1 -F '@@ MARKER /livesquash-marker-run.txt created by --run' "$dir/results.txt"
 	console_test "$tag"
+}
+
+# ---- third-party layouts booted by their own logic -------------------------------
+# the remaster fixtures of Fedora's layout (remaster/fixtures.sh), squashfs and
+# EROFS root images, remastered with an init (busybox's), the test hook and the
+# markers, booted with our kernel (the fixture's is a placeholder) by dracut 106's
+# dmsquash-live as Fedora boots them: the squashfs root read by our driver, the
+# EROFS one by the kernel's EROFS
+suite_fixtures() {
+	local dir=$LS_LOGDIR/fixtures name want cmdline rc start
+	mkdir -p "$dir"
+	if [[ ! -f $LS_KERNEL ]]; then
+		tap_notok "[fixtures] kernel $LS_KERNEL exists"
+		return 0
+	fi
+	start=$SECONDS
+	if ! bash "$here/remaster/fixtures.sh" "$dir/fx" >"$dir/fixtures.log" 2>&1; then
+		tap_notok "[fixtures] remaster/fixtures.sh built the fixture ISOs" "$(tail -n 5 "$dir/fixtures.log")"
+		return 0
+	fi
+	tap_ok "[fixtures] remaster/fixtures.sh built the fixture ISOs ($((SECONDS - start)) s)"
+	bash "$here/hook/mkhook.sh" "$dir/hook"
+	rm -rf "$dir/init" "$dir/add"
+	mkdir -p "$dir/init/sbin" "$dir/init/etc" "$dir/add"
+	ln -s ../bin/busybox "$dir/init/sbin/init"
+	echo "# busybox init: the test hook's ::once: line follows" >"$dir/init/etc/inittab"
+	echo "added by boot-tests" >"$dir/add/livesquash-marker-add.txt"
+	for name in fedora fedora-erofs; do
+		want=squashfs
+		[[ $name == *erofs* ]] && want=erofs
+		rc=0
+		rm -f "$dir/$name.iso"
+		bash "$TOP/iso/remaster" --add "$dir/init" --add "$dir/hook" --run 'sh /usr/lib/livesquash-test/install' \
+			--add "$dir/add" --run "echo 'created by --run' > /livesquash-marker-run.txt" \
+			"$dir/fx/$name.iso" "$dir/$name.iso" >"$dir/$name-remaster.log" 2>&1 || rc=$?
+		if ((rc != 0)); then
+			tap_notok "[fixture-$name] iso/remaster --add init --add hook --run install (exit $rc)" "$(tail -n 5 "$dir/$name-remaster.log")"
+			continue
+		fi
+		tap_ok "[fixture-$name] iso/remaster --add init --add hook --run install"
+		# the first entry of the fixture's GRUB menu, on the serial console
+		xorriso -osirrox on -indev "$dir/$name.iso" -extract /boot/grub2/grub.cfg "$dir/$name-grub.cfg" >/dev/null 2>&1 || true
+		cmdline=$(ls_grub_entry 0 "$dir/$name-grub.cfg" 2>/dev/null || true)
+		if [[ $cmdline != *root=live:* ]]; then
+			tap_notok "[fixture-$name] its /boot/grub2/grub.cfg has a root=live: entry"
+			continue
+		fi
+		cmdline=$(echo " $cmdline " | sed -e 's/ quiet / /; s/ rhgb / /')
+		dmsquash_boot "fixture-$name" "$dir/$name.iso" 106 "$LS_KERNEL" "${cmdline# } console=ttyS0,115200"
+		tap_test "[fixture-$name] the live root's lower layer is $want (/proc/mounts)" \
+			grep -m1 -E "^@@ FSTYPES .*\b$want\b" "$LS_LOGDIR/fixture-$name/results.txt"
+	done
 }
 
 # ---- the product ISO as a user checks it: iso/check-iso -------------------------
@@ -710,6 +797,11 @@ suite_missing_medium() {
 for s in "${suites[@]}"; do
 	case $s in
 	busybox-bios) suite_live busybox bios ;;
+	busybox-bios-dracut059)
+		VARIANT=-dracut059 VARIANT_MAKE=(DRACUT=059)
+		suite_live busybox bios
+		VARIANT='' VARIANT_MAKE=()
+		;;
 	busybox-uefi) suite_live busybox uefi ;;
 	busybox-usb) suite_live busybox bios usb ;;
 	busybox-dvd) suite_live busybox bios dvd ;;
@@ -719,6 +811,7 @@ for s in "${suites[@]}"; do
 	media-debian) suite_media debian ;;
 	remaster) suite_remaster ;;
 	check-iso) suite_check_iso ;;
+	fixtures) suite_fixtures ;;
 	missing-medium) suite_missing_medium ;;
 	esac
 done

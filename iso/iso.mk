@@ -5,8 +5,9 @@
 
 KERNEL ?= $(BZIMAGE)## kernel image put on the ISO
 KVER ?= ## kernel version whose modules dracut adds (empty: our kernel, no modules, dracut --no-kernel)
+DRACUT ?= 106## the dracut that makes the initramfs: 106 (Debian 13's dracut-ng, run in a trixie tree in build/trixie/dracut, never installed) or 059 (the host's, Debian 12's; its initramfs, tree and ISO are named *-dracut059)
 BOOT_ORDER ?= 1## iso: pack the image's files in the order a boot first reads them, from the profile BOOT_ORDER_SORT where there is one (mksquashfs -sort; those files without fragments, and squashfs.img.prefetch so that the initrd reads them in one pass from a CD/DVD); 0 = mksquashfs's own order
-BOOT_ORDER_SORT ?= $(TOP)/iso/boot-order/$(ROOTFS).sort## iso: the boot-order profile (shipped for debian; `make boot-order` makes it anew)
+BOOT_ORDER_SORT ?= $(TOP)/iso/boot-order/$(ROOTFS)$(if $(filter debian-bookworm,$(ROOTFS)-$(DEBIAN_SUITE)),-bookworm).sort## iso: the boot-order profile (shipped for debian: debian.sort for trixie, debian-bookworm.sort; `make boot-order` makes it anew)
 IN ?= ## remaster: input ISO
 OUT ?= ## remaster: output ISO (must not exist unless FORCE=1)
 ADD ?= ## remaster: folders merged into the root, space-separated
@@ -17,14 +18,16 @@ CMDLINE_ADD ?= ## remaster: words appended to every boot entry's kernel command 
 SORT ?= ## remaster: an mksquashfs -sort file ("PATH PRIORITY" lines; make boot-order makes one): the image's files in that order
 CMDLINE_REMOVE ?= ## remaster: words removed from it ('quiet'; 'foo=' removes any foo=VALUE)
 
-ISO_TREE := $(BUILD)/iso/$(ROOTFS)/tree
+# the default dracut's paths have no suffix
+DRACUT_SUFFIX := $(if $(filter-out 106,$(DRACUT)),-dracut$(DRACUT))
+ISO_TREE := $(BUILD)/iso/$(ROOTFS)$(DRACUT_SUFFIX)/tree
 SQUASHFS_IMG := $(ISO_TREE)/LiveOS/squashfs.img
-INITRD := $(BUILD)/initramfs/initrd.img
-ISO := $(BUILD)/livesquash-$(ROOTFS).iso
+INITRD := $(BUILD)/initramfs$(DRACUT_SUFFIX)/initrd.img
+ISO := $(BUILD)/livesquash-$(ROOTFS)$(DRACUT_SUFFIX).iso
 # the sort file mkimage.sh packs with: with BOOT_ORDER=1, where there is a profile
 IMAGE_SORT = $(if $(filter 1,$(BOOT_ORDER)),$(wildcard $(BOOT_ORDER_SORT)))
 
-export KERNEL KVER
+export KERNEL KVER DRACUT
 
 .PHONY: rootfs image initramfs iso run remaster check-iso boot-order
 
@@ -34,7 +37,7 @@ rootfs: ## build the root tree build/rootfs/ROOTFS/ (busybox, or debian via a ca
 image: rootfs ## pack the root tree into LiveOS/squashfs.img (+ .sha256) with mksquashfs
 	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkimage.sh $(BUILD)/rootfs/$(ROOTFS) $(ISO_TREE) $(COMP) $(BLOCK) $(IMAGE_SORT)
 
-initramfs: ## build build/initramfs/initrd.img with dracut and dracut-module/90livesquash
+initramfs: ## build build/initramfs/initrd.img with dracut (DRACUT) and dracut-module/90livesquash
 	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkinitramfs.sh $(INITRD) $(TOP)/dracut-module/90livesquash $(KVER)
 
 # $(KERNEL) is a prerequisite: with the default KERNEL=$(BZIMAGE) an edited

@@ -15,7 +15,11 @@ esac
 
 tree=$build/rootfs/$flavour
 stamp=$build/rootfs/$flavour.stamp
-inputs=$(cat "$here/mkrootfs.sh" "$here/rootfs-$flavour.sh" | sha256sum | cut -c1-16)
+inputs=$( (cat "$here/mkrootfs.sh" "$here/rootfs-$flavour.sh"
+    if [[ $flavour == debian ]]; then
+        cat "$here/debootstrap.sh"
+        echo "DEBIAN_SUITE=${DEBIAN_SUITE:-trixie}"
+    fi) | sha256sum | cut -c1-16)
 
 if [[ -d $tree && -f $stamp && $(cat "$stamp") == "$inputs" ]]; then
     echo "rootfs: $tree is up to date"

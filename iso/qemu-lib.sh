@@ -573,6 +573,15 @@ ls_debian_kver() {
 	find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' | sort -V | tail -n 1
 }
 
+# ls_boot_order_sort ROOTFS: the boot-order profile shipped for that root tree
+# (iso/iso.mk's BOOT_ORDER_SORT): iso/boot-order/debian.sort is trixie's,
+# debian-bookworm.sort bookworm's (DEBIAN_SUITE)
+ls_boot_order_sort() {
+	local s=$TOP/iso/boot-order/$1
+	[[ $1 == debian && ${DEBIAN_SUITE:-trixie} == bookworm ]] && s+=-bookworm
+	echo "$s.sort"
+}
+
 # ls_debian_kernel: which Debian kernel the driver tests and the bench boot with its
 # stock modules: the host's own (Debian 12's), or the one extracted under DEB_ROOT
 # (boot/ and usr/lib/modules/; make kernel-tree-6.12 puts Debian 13's in

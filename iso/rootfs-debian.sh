@@ -1,51 +1,28 @@
 #!/bin/bash
-# Build a Debian bookworm live root (systemd) in DIR with debootstrap.
+# Build a Debian live root (systemd) in DIR with debootstrap: DEBIAN_SUITE
+# trixie (Debian 13, the default) or bookworm (Debian 12).
 # The downloaded packages are cached as a debootstrap tarball in CACHE, so a
-# rebuild does not download again.  Live-CD style: empty root password, root
-# autologin on the serial console, a getty on tty1, hostname livesquash.
+# rebuild does not download again (debootstrap.sh).  Live-CD style: empty root
+# password, root autologin on the serial console, a getty on tty1, hostname
+# livesquash.
 # usage: rootfs-debian.sh DIR CACHE_DIR
 set -euo pipefail
 
 dir=${1:?usage: rootfs-debian.sh DIR CACHE_DIR}
 cache=${2:?usage: rootfs-debian.sh DIR CACHE_DIR}
-SUITE=bookworm
+SUITE=${DEBIAN_SUITE:-trixie}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 INCLUDE=systemd-sysv,udev,kmod,procps,less,util-linux,mount
-tarball=$cache/debian-$SUITE-minbase.tar.gz
-# the tarball is valid for this package list only
-listfile=$tarball.include
 
 die() { echo "rootfs-debian: $*" >&2; exit 1; }
-command -v debootstrap > /dev/null || die "debootstrap missing: run 'make deps'"
+case $SUITE in
+    trixie | bookworm) ;;
+    *) die "unknown DEBIAN_SUITE '$SUITE' (want trixie or bookworm)" ;;
+esac
 
-mkdir -p "$cache"
-if [[ ! -s $tarball || $(cat "$listfile" 2> /dev/null) != "$INCLUDE" ]]; then
-    echo "rootfs-debian: downloading $SUITE (minbase + $INCLUDE) into $tarball"
-    work=$(mktemp -d "$cache/debootstrap.XXXXXX")
-    trap 'rm -rf "$work" "$tarball.tmp"' EXIT
-    debootstrap --variant=minbase --include="$INCLUDE" \
-        --make-tarball="$tarball.tmp" "$SUITE" "$work/root" "$MIRROR" \
-        > "$cache/debootstrap-download.log" 2>&1 \
-        || die "debootstrap --make-tarball failed, see $cache/debootstrap-download.log"
-    mv "$tarball.tmp" "$tarball"
-    echo "$INCLUDE" > "$listfile"
-    rm -rf "$work"
-    trap - EXIT
-else
-    echo "rootfs-debian: using cached $tarball"
-fi
+MIRROR=$MIRROR bash "$(dirname "${BASH_SOURCE[0]}")/debootstrap.sh" debian "$SUITE" "$INCLUDE" "$dir" "$cache"
 
-rm -rf "$dir"
-mkdir -p "$(dirname "$dir")"
-echo "rootfs-debian: debootstrap $SUITE into $dir (offline, from the cached tarball)"
-start=$SECONDS
-if ! debootstrap --variant=minbase --include="$INCLUDE" --unpack-tarball="$tarball" \
-    "$SUITE" "$dir" "$MIRROR" > "$cache/debootstrap-install.log" 2>&1; then
-    die "debootstrap failed, see $cache/debootstrap-install.log"
-fi
-echo "rootfs-debian: installed in $((SECONDS - start)) s"
-
-echo "rootfs-debian: configuring (hostname, root login, gettys, test hook)"
+echo "rootfs-debian: configuring (hostname, root login, gettys)"
 echo livesquash > "$dir/etc/hostname"
 cat > "$dir/etc/hosts" <<'EOT'
 127.0.0.1	localhost
@@ -67,9 +44,9 @@ ExecStart=
 ExecStart=-/sbin/agetty --autologin root --keep-baud 115200,57600,38400,9600 - $TERM
 EOT
 mkdir -p "$dir/etc/systemd/system/getty.target.wants"
-ln -sf /lib/systemd/system/serial-getty@.service \
+ln -sf /usr/lib/systemd/system/serial-getty@.service \
     "$dir/etc/systemd/system/getty.target.wants/serial-getty@ttyS0.service"
-ln -sf /lib/systemd/system/getty@.service \
+ln -sf /usr/lib/systemd/system/getty@.service \
     "$dir/etc/systemd/system/getty.target.wants/getty@tty1.service"
 
 # a live system has no use for these
@@ -99,4 +76,7 @@ for d in proc sys dev run tmp; do
     [[ -d $dir/$d ]] || die "$dir/$d missing after debootstrap"
 done
 [[ -e $dir/etc/os-release || -e $dir/usr/lib/os-release ]] || die "no os-release in $dir"
+for u in serial-getty@ getty@; do
+    [[ -f $dir/usr/lib/systemd/system/$u.service ]] || die "$dir has no $u.service (systemd-sysv missing?)"
+done
 echo "rootfs-debian: $(du -sh "$dir" | cut -f1) in $dir"

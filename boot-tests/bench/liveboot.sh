@@ -90,7 +90,7 @@ accel=$(ls_accel)
 
 # the ISO with the test hook (the product has none), its kernel, initrd and command line
 TEST=$C/test-$(basename "$ISO")
-bash "$TOP/boot-tests/testiso.sh" "$ISO" "$TEST" "$TOP/iso/boot-order/debian.sort" >"$R/testiso.log" 2>&1 ||
+bash "$TOP/boot-tests/testiso.sh" "$ISO" "$TEST" "$(ls_boot_order_sort debian)" >"$R/testiso.log" 2>&1 ||
 	die "cannot add the test hook to $ISO: $(tail -n 1 "$R/testiso.log")"
 ls_iso_boot_files "$TEST" "$R/boot" || die "cannot boot $TEST directly"
 cmdline="$LS_ISO_CMDLINE${BENCH_LIVE_APPEND:+ $BENCH_LIVE_APPEND}"

@@ -55,7 +55,7 @@ install() {
     local _busybox _cmd
     _busybox=$(command -v busybox 2> /dev/null || :)
     if [[ -n $_busybox ]] && ! dracut_module_included "systemd"; then
-        inst_simple "$_busybox" /usr/lib/livesquash/busybox
+        inst_binary "$_busybox" /usr/lib/livesquash/busybox
         for _cmd in halt poweroff reboot; do
             inst_simple "$moddir/livesquash-$_cmd.sh" "/usr/sbin/$_cmd"
             chmod 0755 "${initdir}/usr/sbin/$_cmd"

@@ -1,0 +1,27 @@
+#!/bin/bash
+# Debian 13's dracut (dracut-ng 106, with its live, squash and network
+# modules) in a trixie tree DIR made with debootstrap, never installed on the
+# host: its dracut-install and tools need trixie's C library. iso/mkinitramfs.sh
+# runs it there (DRACUT=106). The tree is made again when this script changes.
+# usage: dracut-chroot.sh DIR CACHE_DIR
+set -euo pipefail
+
+dir=${1:?usage: dracut-chroot.sh DIR CACHE_DIR}
+cache=${2:?usage: dracut-chroot.sh DIR CACHE_DIR}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# dracut and what 90livesquash's install() takes from the tree it runs in
+# (blkid losetup stat dd sha256sum timeout: util-linux, mount, coreutils;
+# checkisomd5; busybox for the halt wrappers); zstd for --zstd
+INCLUDE=dracut-core,dracut-live,dracut-squash,dracut-network,busybox,isomd5sum,zstd,util-linux,mount,udev,kmod
+
+stamp=$dir.stamp
+want=$(cat "$here/dracut-chroot.sh" "$here/debootstrap.sh" | sha256sum | cut -c1-16)
+if [[ -x $dir/usr/bin/dracut && $(cat "$stamp" 2> /dev/null) == "$want" ]]; then
+    exit 0
+fi
+rm -f "$stamp"
+echo "dracut-chroot: Debian 13's dracut in $dir"
+bash "$here/debootstrap.sh" dracut trixie "$INCLUDE" "$dir" "$cache"
+[[ -x $dir/usr/bin/dracut ]] || { echo "dracut-chroot: no usr/bin/dracut in $dir after debootstrap" >&2; exit 1; }
+echo "$want" > "$stamp"
+echo "dracut-chroot: $(chroot "$dir" dracut --version 2> /dev/null || echo 'dracut (version unknown)') in $dir"
