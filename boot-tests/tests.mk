@@ -6,7 +6,7 @@ CHECK_BUILD ?= yes## check: yes = `make iso`/`make initramfs` first; no = test w
 CHECK_DEBIAN_UEFI ?= yes## check: yes = also boot the debian ISO through UEFI (adds ~5 min under TCG)
 BOOT_TIMEOUT ?= 240## check: seconds a busybox boot may take, start to power-off
 DEBIAN_TIMEOUT ?= 500## check: seconds a debian boot may take, start to power-off (measured 207-316 s under TCG)
-SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium)
+SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-bios-dracut059 busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium fixtures)
 
 DEB_ROOT ?= $(if $(filter 6.12,$(LINUX)),$(DEB612)/root)## driver tests, bench: the Debian kernel booted with its stock squashfs.ko and our module: Debian 13's (kernel-tree-6.12 extracts it here) when LINUX=6.12; empty = the host's own (Debian 12's 6.1)
 # our module for that kernel
@@ -55,7 +55,7 @@ fuzz-replay: deps kernel-debug ## mount and walk every fuzz finding (build/fuzz/
 fuzz-compare: deps module ## the fuzz queue and findings through Debian's kernel with its stock squashfs.ko and with ours (build/fuzz/compare/): mounted, refused, crashed, hung
 	@bash $(TOP)/boot-tests/fuzz/fuzz.sh compare
 
-.PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke
+.PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke bench-table
 check: deps module module-6.12 kernel-tree kernel-tree-6.12 ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
@@ -98,6 +98,10 @@ bench: deps $(DEB_MODULE) ## A/B benchmark in QEMU on Debian's kernel: stock squ
 bench-aa: deps $(DEB_MODULE) ## the bench with our module in both columns (A/A): its ours/stock ratios are the machine's noise band (build/bench/run-aa/)
 	@[ -d "$(BENCH_TREE)" ] || $(MAKE) --no-print-directory rootfs ROOTFS=debian
 	@bash $(TOP)/boot-tests/bench/bench.sh aa
+
+bench-table: deps module module-6.12 kernel-tree-6.12 ## the bench against today's stock drivers in one table: Debian 13's kernel (stock 6.12 squashfs.ko, ours, 6.12's EROFS; and an A/A run), Debian 12's (stock 6.1, ours), and issue 24's targets met or missed (build/bench/table/table.txt; ~45 min under TCG)
+	@[ -d "$(BENCH_TREE)" ] || $(MAKE) --no-print-directory rootfs ROOTFS=debian
+	@bash $(TOP)/boot-tests/bench/table.sh
 
 bench-smoke: deps $(DEB_MODULE) ## the benchmark in smoke mode (tiny data, 1 round, ~1 min): TAP checks that every part of it works
 	@bash $(TOP)/boot-tests/bench/bench.sh smoke
