@@ -56,10 +56,16 @@ check)
 	;;
 full) # make check-full
 	suite driver-full bash "$here/driver/run.sh" full
+	# and Debian 12's 6.1 kernel with its stock module and ours (as driver-6.1 does)
+	if [[ -n ${DEB_ROOT:-} ]]; then
+		suite driver-full-6.1 env DEB_ROOT= DRIVER_ONLY="debian-good debian-bad debian-stress" \
+			DRIVER_RUNDIR="$BUILD/driver-tests/run-full-6.1" \
+			bash "$here/driver/run.sh" full
+	fi
 	suite livebuild bash "$here/thirdparty/run.sh"
 	suite media-debian bash "$here/run.sh" media-debian
 	suite fixtures bash "$here/run.sh" fixtures
-	echo "# all suites (driver full matrix, live-build ISO remastered, the Debian ISO on its media, Fedora's layouts booted by dracut 106's dmsquash-live):"
+	echo "# all suites (driver full matrix on 6.12 and 6.1, live-build ISO remastered, the Debian ISO on its media, Fedora's layouts booted by dracut 106's dmsquash-live):"
 	;;
 *)
 	echo "usage: check.sh [check|full]" >&2

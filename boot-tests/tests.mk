@@ -65,7 +65,7 @@ check-live: deps ## only the live-ISO boot tests
 check-driver: deps kernel $(DEB_MODULE) ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
 	@bash $(TOP)/boot-tests/driver/run.sh quick
 
-check-full: deps kernel module module-6.12 ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; then check-livebuild and the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min); the last line adds them up
+check-full: deps kernel module module-6.12 kernel-tree-6.12 ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; with LINUX=6.12 its Debian-kernel boots again on Debian 12's 6.1 (driver-full-6.1); then check-livebuild, the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min) and the Fedora-layout fixtures booted by dracut 106's dmsquash-live; the last line adds them up
 	@bash $(TOP)/boot-tests/check.sh full
 
 check-livebuild: deps ## a third-party ISO: Debian live-build's (built once, cached in /var/cache/livesquash/live-build/), remastered by iso/remaster, live-boot's verify-checksums, booted BIOS/UEFI x CD/USB stick, checked from inside (boot-tests/thirdparty/)
