@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * livesquash: decompressed metadata and fragment blocks.
+ * livesquash: decompressed metadata and fragment blocks, and data blocks
+ * that two readaheads read in parts.
  *
  * Both kinds are shared by many inodes and read piecemeal. A block that was
  * decompressed stays in memory until memory runs short, or until its
@@ -10,19 +11,22 @@
  * block used again since reclaim last looked at it gets one more round. A
  * reader holds a reference to the block it copies from, so no lock is held
  * while copying or decompressing, and readers on several CPUs do not wait
- * for each other.
+ * for each other, except for a block one of them is decompressing: the
+ * others wait for it rather than decompress it again.
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
 #include <linux/seq_file.h>
+#include <linux/wait_bit.h>
 #include "internal.h"
 
 struct sqfs_cblk {
 	struct list_head lru;	/* on the cache's list_lru */
 	refcount_t ref;		/* the cache's own, and one per reader */
 	bool used;		/* read again since reclaim looked at it */
+	int state;		/* SQFS_CBLK_LOADING, _READY or _FAILED */
 	u64 pos;
 	u64 next;		/* disk position just past the block */
 	unsigned int len;	/* bytes of content */
@@ -227,7 +231,35 @@ void sqfs_caches_show(struct seq_file *m, struct sqfs_sb *sbi)
 		   frag, frag * sbi->frag.bufsize, sbi->frag.max);
 }
 
-/* a cached block, with a reference for the caller, or NULL */
+/*
+ * A block being decompressed is in the array already, marked as loading and
+ * not yet on the list_lru: a reader that wants the same block meanwhile
+ * waits for it rather than decompressing it a second time (two readers of
+ * one file, or of files whose tails share a fragment block).
+ */
+enum { SQFS_CBLK_LOADING, SQFS_CBLK_READY, SQFS_CBLK_FAILED };
+
+/*
+ * The state of @b. Acquire: pairs with the release in sqfs_cache_settle, so
+ * that a reader that sees it READY also sees the content and length.
+ */
+static int sqfs_cblk_state(const struct sqfs_cblk *b)
+{
+	return smp_load_acquire(&b->state);	/* see above */
+}
+
+/* wait for a block found loading (@b, referenced): false if that failed */
+static bool sqfs_cblk_wait(struct sqfs_cblk *b)
+{
+	wait_var_event(&b->state, sqfs_cblk_state(b) != SQFS_CBLK_LOADING);
+	return sqfs_cblk_state(b) == SQFS_CBLK_READY;
+}
+
+/*
+ * A cached block, with a reference for the caller, or NULL (also when the
+ * one being loaded failed: the caller then loads it, and reports its own
+ * error)
+ */
 static struct sqfs_cblk *sqfs_cache_find(struct sqfs_bcache *c, u64 pos)
 {
 	struct sqfs_cblk *b;
@@ -243,38 +275,58 @@ static struct sqfs_cblk *sqfs_cache_find(struct sqfs_bcache *c, u64 pos)
 	else
 		b = NULL;
 	xa_unlock(&c->blocks);
+	if (b && sqfs_cblk_state(b) != SQFS_CBLK_READY &&
+	    !sqfs_cblk_wait(b)) {
+		sqfs_cblk_put(b);
+		return NULL;
+	}
 	if (b && !READ_ONCE(b->used))
 		WRITE_ONCE(b->used, true);
 	return b;
 }
 
 /*
- * Keep @b, unless another reader cached the same block meanwhile: then that
- * one is returned and @b dropped. Either way the caller holds a reference.
+ * Put @b, about to be loaded, in the array: NULL if it is there now, else
+ * the block another reader put there first (referenced; @b is then not
+ * cached), or @b itself if there is no room (it is loaded uncached).
  */
-static struct sqfs_cblk *sqfs_cache_add(struct sqfs_bcache *c,
-					struct sqfs_cblk *b)
+static struct sqfs_cblk *sqfs_cache_claim(struct sqfs_bcache *c,
+					  struct sqfs_cblk *b)
 {
-	unsigned long idx = (unsigned long)b->pos;
 	struct sqfs_cblk *old;
 
-	refcount_inc(&b->ref);		/* the cache's */
 	xa_lock(&c->blocks);
-	old = __xa_cmpxchg(&c->blocks, idx, NULL, b, GFP_KERNEL);
+	old = __xa_cmpxchg(&c->blocks, (unsigned long)b->pos, NULL, b,
+			   GFP_KERNEL);
 	if (old && !xa_is_err(old) && old->pos == b->pos)
 		refcount_inc(&old->ref);
 	xa_unlock(&c->blocks);
-	if (!old) {
-		atomic_long_inc(&c->nr);
-		sqfs_lru_add(&c->lru, &b->lru);
-		sqfs_cache_trim(c);
-		return b;
-	}
-	refcount_dec(&b->ref);		/* not cached */
+	if (!old)
+		return NULL;
 	if (xa_is_err(old) || old->pos != b->pos)
 		return b;	/* no memory, or another position, same index */
-	sqfs_cblk_put(b);
 	return old;
+}
+
+/* @b, claimed, is loaded (@ok) or failed: let its waiters go on */
+static void sqfs_cache_settle(struct sqfs_bcache *c, struct sqfs_cblk *b,
+			      bool ok)
+{
+	if (ok) {
+		atomic_long_inc(&c->nr);
+		sqfs_lru_add(&c->lru, &b->lru);
+	} else {
+		xa_cmpxchg(&c->blocks, (unsigned long)b->pos, b, NULL, 0);
+	}
+	/* release: the content and length before the state (sqfs_cblk_state) */
+	smp_store_release(&b->state, ok ? SQFS_CBLK_READY : SQFS_CBLK_FAILED);
+	/* the state before wake_up_var's look for waiters (waitqueue_active) */
+	smp_mb();
+	wake_up_var(&b->state);
+	if (ok)
+		sqfs_cache_trim(c);
+	else
+		sqfs_cblk_put(b);	/* the cache's reference */
 }
 
 /* the header of the metadata block at @pos: its stored length and kind */
@@ -300,16 +352,59 @@ static int sqfs_meta_header(struct super_block *sb, u64 pos, u64 end,
 }
 
 /*
- * read and decompress the block at @pos (see sqfs_cache_get), charged to
- * the reader's memory cgroup
+ * How to read a block: @word is the size word of a fragment or data block,
+ * or 0 for a metadata block (whose header is on disk and which must end
+ * before @end). A file's data block (@data) is read past the device's page
+ * cache, as file data is, from run buffer @rb where that holds it.
+ */
+struct sqfs_cwhere {
+	u32 word;
+	bool data;
+	u64 end;
+	struct sqfs_rbuf *rb;
+};
+
+/* read and decompress the block at @pos into @b (see sqfs_cache_get) */
+static int sqfs_cblk_fill(struct super_block *sb, struct sqfs_cblk *b,
+			  unsigned int bufsize, const struct sqfs_cwhere *w)
+{
+	bool compressed;
+	u32 len;
+	int ret;
+
+	if (w->word) {
+		len = w->word & SQFS_DATA_LEN_MASK;
+		compressed = !(w->word & SQFS_DATA_UNCOMPRESSED);
+		if (w->data)
+			ret = sqfs_decode_data(sb, w->rb, b->pos, len,
+					       compressed, b->data, bufsize);
+		else
+			ret = sqfs_read_block(sb, b->pos, len, compressed,
+					      b->data, bufsize);
+	} else {
+		ret = sqfs_meta_header(sb, b->pos, w->end, &len, &compressed);
+		if (!ret)
+			ret = sqfs_read_block(sb, b->pos + 2, len, compressed,
+					      b->data, bufsize);
+		len += 2;
+	}
+	if (ret < 0)
+		return ret;
+	b->next = b->pos + len;
+	b->len = ret;
+	return 0;
+}
+
+/*
+ * load the block at @pos (see sqfs_cache_get), charged to the reader's
+ * memory cgroup; or wait for the reader loading it already (-EAGAIN if
+ * that reader's load failed)
  */
 static struct sqfs_cblk *sqfs_cache_load(struct super_block *sb,
 					 struct sqfs_bcache *c, u64 pos,
-					 u32 word, u64 end)
+					 const struct sqfs_cwhere *w)
 {
-	struct sqfs_cblk *b;
-	bool compressed;
-	u32 len;
+	struct sqfs_cblk *b, *old;
 	int ret = -ENOMEM;
 
 	b = kmem_cache_alloc_lru(sqfs_cblk_cachep, &c->lru, GFP_KERNEL);
@@ -317,46 +412,55 @@ static struct sqfs_cblk *sqfs_cache_load(struct super_block *sb,
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&b->lru);
 	b->used = false;
+	b->pos = pos;
+	b->state = SQFS_CBLK_LOADING;
+	refcount_set(&b->ref, 2);	/* ours, and the cache's */
 	b->data = kvmalloc(c->bufsize, GFP_KERNEL_ACCOUNT | __GFP_RECLAIMABLE);
 	if (!b->data)
 		goto out_free;
-	if (word) {
-		len = word & SQFS_DATA_LEN_MASK;
-		compressed = !(word & SQFS_DATA_UNCOMPRESSED);
-		ret = sqfs_read_block(sb, pos, len, compressed, b->data,
-				      c->bufsize);
-	} else {
-		ret = sqfs_meta_header(sb, pos, end, &len, &compressed);
-		if (!ret)
-			ret = sqfs_read_block(sb, pos + 2, len, compressed,
-					      b->data, c->bufsize);
-		len += 2;
+	old = sqfs_cache_claim(c, b);
+	if (old == b) {			/* not cached */
+		refcount_set(&b->ref, 1);
+		ret = sqfs_cblk_fill(sb, b, c->bufsize, w);
+		if (ret)
+			goto out_free;
+		b->state = SQFS_CBLK_READY;
+		return b;
 	}
-	if (ret < 0)
-		goto out_free;
-	refcount_set(&b->ref, 1);
-	b->pos = pos;
-	b->next = pos + len;
-	b->len = ret;
-	return sqfs_cache_add(c, b);
+	if (old) {			/* another reader's */
+		kvfree(b->data);
+		kmem_cache_free(sqfs_cblk_cachep, b);
+		if (sqfs_cblk_state(old) == SQFS_CBLK_READY ||
+		    sqfs_cblk_wait(old))
+			return old;
+		sqfs_cblk_put(old);
+		return ERR_PTR(-EAGAIN);	/* that load failed */
+	}
+	ret = sqfs_cblk_fill(sb, b, c->bufsize, w);
+	sqfs_cache_settle(c, b, !ret);
+	if (!ret)
+		return b;
+	sqfs_cblk_put(b);
+	return ERR_PTR(ret);
 out_free:
 	kvfree(b->data);
 	kmem_cache_free(sqfs_cblk_cachep, b);
 	return ERR_PTR(ret);
 }
 
-/*
- * The block at @pos, with a reference for the caller. @word is the size
- * word of a fragment block, or 0 for a metadata block (whose header is on
- * disk and which must end before @end).
- */
+/* the block at @pos, read as @w says, with a reference for the caller */
 static struct sqfs_cblk *sqfs_cache_get(struct super_block *sb,
 					struct sqfs_bcache *c, u64 pos,
-					u32 word, u64 end)
+					const struct sqfs_cwhere *w)
 {
-	struct sqfs_cblk *b = sqfs_cache_find(c, pos);
+	struct sqfs_cblk *b;
 
-	return b ?: sqfs_cache_load(sb, c, pos, word, end);
+	do {
+		b = sqfs_cache_find(c, pos);
+		if (!b)
+			b = sqfs_cache_load(sb, c, pos, w);
+	} while (b == ERR_PTR(-EAGAIN));
+	return b;
 }
 
 /*
@@ -370,6 +474,7 @@ int sqfs_meta_read_pin(struct super_block *sb, struct sqfs_mcur *c,
 		       struct sqfs_cblk **pin, void *buf, size_t len)
 {
 	struct sqfs_bcache *cache = &SQFS_SB(sb)->meta;
+	struct sqfs_cwhere w = { .end = c->end };
 	struct sqfs_cblk *b;
 	size_t n;
 
@@ -377,7 +482,7 @@ int sqfs_meta_read_pin(struct super_block *sb, struct sqfs_mcur *c,
 		b = *pin;
 		if (!b || b->pos != c->blk) {
 			sqfs_meta_unpin(pin);
-			b = sqfs_cache_get(sb, cache, c->blk, 0, c->end);
+			b = sqfs_cache_get(sb, cache, c->blk, &w);
 			if (IS_ERR(b))
 				return PTR_ERR(b);
 			*pin = b;
@@ -430,16 +535,42 @@ int sqfs_meta_skip(struct super_block *sb, struct sqfs_mcur *c, size_t len)
 struct sqfs_cblk *sqfs_frag_get(struct super_block *sb, u64 pos, u32 word,
 				u32 off, u32 len)
 {
+	struct sqfs_cwhere w = { .word = word };
 	struct sqfs_cblk *b;
 
 	if (!(word & SQFS_DATA_LEN_MASK))
 		return ERR_PTR(sqfs_corrupt(sb, "fragment block at %llu has length 0",
 					    pos));
-	b = sqfs_cache_get(sb, &SQFS_SB(sb)->frag, pos, word, 0);
+	b = sqfs_cache_get(sb, &SQFS_SB(sb)->frag, pos, &w);
 	if (IS_ERR(b) || (off <= b->len && len <= b->len - off))
 		return b;
 	sqfs_corrupt(sb, "%u bytes at %u past fragment block at %llu (%u bytes)",
 		     len, off, pos, b->len);
+	sqfs_cblk_put(b);
+	return ERR_PTR(-EUCLEAN);
+}
+
+/*
+ * Data block @idx of a file at @pos, that a readahead holds only some pages
+ * of (another reader has the others, or had them): kept with the fragment
+ * blocks, so that the reader of the other pages, on another CPU, waits for
+ * it or finds it instead of decompressing it again. It must hold @len bytes;
+ * run buffer @rb may hold its bytes.
+ */
+struct sqfs_cblk *sqfs_data_get(struct super_block *sb, struct sqfs_rbuf *rb,
+				u64 pos, u32 word, u32 len)
+{
+	struct sqfs_cwhere w = { .word = word, .data = true, .rb = rb };
+	struct sqfs_cblk *b;
+
+	if (!(word & SQFS_DATA_LEN_MASK))
+		return ERR_PTR(sqfs_corrupt(sb, "data block at %llu has length 0",
+					    pos));
+	b = sqfs_cache_get(sb, &SQFS_SB(sb)->frag, pos, &w);
+	if (IS_ERR(b) || b->len == len)
+		return b;
+	sqfs_corrupt(sb, "data block at %llu holds %u bytes, not %u", pos,
+		     b->len, len);
 	sqfs_cblk_put(b);
 	return ERR_PTR(-EUCLEAN);
 }

@@ -265,9 +265,12 @@ static int sqfs_block_find(struct inode *inode, u64 idx,
 	return sqfs_blocks_at(inode, idx, 1, pos, word);
 }
 
-/* make @src hold block @idx of @inode; @run may know where it is */
+/*
+ * make @src hold block @idx of @inode; @run may know where it is. @share:
+ * the caller reads only some pages of the block (sqfs_data_get)
+ */
 static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
-			 const struct sqfs_run *run)
+			 const struct sqfs_run *run, bool share)
 {
 	struct super_block *sb = inode->i_sb;
 	struct sqfs_sb *sbi = SQFS_SB(sb);
@@ -284,6 +287,16 @@ static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
 		return ret;
 	if (!word)			/* sparse */
 		return 0;
+	if (share) {
+		struct sqfs_cblk *b = sqfs_data_get(sb, run ? run->rb : NULL,
+						    pos, word, src->len);
+
+		if (IS_ERR(b))
+			return PTR_ERR(b);
+		src->frag = b;
+		src->data = sqfs_cblk_data(b);
+		return 0;
+	}
 	src->buf = sqfs_rbuf_new(sbi->block_size);
 	if (!src->buf)
 		return -ENOMEM;
@@ -359,7 +372,7 @@ static int sqfs_read_folio(struct file *file, struct folio *folio)
 	int err = 0;
 
 	if (folio_pos(folio) < i_size_read(inode))
-		err = sqfs_src_load(inode, idx, &src, NULL);
+		err = sqfs_src_load(inode, idx, &src, NULL, false);
 	if (!err) {
 		sqfs_fill_folio(folio, &src, sqfs_block_first_page(sb, idx));
 		if (src.len)
@@ -714,7 +727,7 @@ static void sqfs_readahead(struct readahead_control *rac)
 			if (sqfs_ra_direct(rac, folio, idx, &run, pages,
 					   par ? &jobs : NULL))
 				continue;
-			err = sqfs_src_load(inode, idx, &src, &run);
+			err = sqfs_src_load(inode, idx, &src, &run, true);
 		}
 		if (!err)
 			sqfs_fill_folio(folio, &src, (pgoff_t)idx << shift);

@@ -211,6 +211,8 @@ int sqfs_meta_read_pin(struct super_block *sb, struct sqfs_mcur *c,
 void sqfs_meta_unpin(struct sqfs_cblk **pin);
 struct sqfs_cblk *sqfs_frag_get(struct super_block *sb, u64 pos, u32 word,
 				u32 off, u32 len);
+struct sqfs_cblk *sqfs_data_get(struct super_block *sb, struct sqfs_rbuf *rb,
+				u64 pos, u32 word, u32 len);
 const void *sqfs_cblk_data(const struct sqfs_cblk *b);
 void sqfs_cblk_put(struct sqfs_cblk *b);
 
