@@ -27,8 +27,9 @@ LS_COPYUP=""
 # delete and to chmod 0600), LS_ISOSCAN=/PATH: the medium is that ISO file,
 # LS_EJECT=1: after the RELEASED line the host ejects the CD, LS_OVLSIZE=MiB:
 # rd.live.overlay.size=, LS_PERSIST=image with LS_PIMAGE=/FILE: the overlay in an ext4
-# image file on a vfat device
+# image file on a vfat device, LS_SECUREBOOT=1: booted with UEFI Secure Boot enforced
 LS_PIMAGE=""
+LS_SECUREBOOT=""
 LS_EJECT=""
 LS_OVLSIZE=""
 LS_IMG=""
@@ -211,6 +212,23 @@ if [ -n "${LS_ISOSCAN:-}" ]; then
 		[ "$(loop_backing "$ldev")" = "/run/initramfs/isoscan/${LS_ISOSCAN#/}" ]
 	}
 	gl_check "the medium at $LIVE is a loop device of the ISO file $LS_ISOSCAN (iso-scan/filename)" medium_is_isofile
+fi
+
+# 3c. Secure Boot (run.sh suite_secureboot): the firmware says it is on, and the
+# kernel saw it and locked itself down
+if [ -n "${LS_SECUREBOOT:-}" ]; then
+	sb_enforced() {
+		ev=/sys/firmware/efi/efivars
+		[ -e $ev/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c ] || mount -t efivarfs efivarfs $ev
+		[ -e /sys/kernel/security/lockdown ] || mount -t securityfs securityfs /sys/kernel/security
+		# the variable: 4 bytes of attributes, then 1 (on) or 0 (read whole: efivarfs
+		# files do not seek)
+		sb=$(od -An -tu1 $ev/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c | awk '{ print $5 }')
+		ld=$(cat /sys/kernel/security/lockdown)
+		echo "EFI SecureBoot=$sb, lockdown: $ld"
+		[ "$sb" = 1 ] && case $ld in *"[integrity]"* | *"[confidentiality]"*) ;; *) false ;; esac
+	}
+	gl_check "UEFI Secure Boot is on (the SecureBoot variable) and the kernel locked itself down" sb_enforced
 fi
 
 # 4. markers that must be in the image (remastered ISOs)

@@ -4,7 +4,8 @@
 #
 # usage: run.sh [all | quick | SUITE ...]
 #   suites: busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media remaster
-#           check-iso missing-medium (media: boot-tests/media.sh), media-debian and fixtures
+#           check-iso missing-medium secureboot (media: boot-tests/media.sh; secureboot:
+#           boot-tests/secureboot.sh), media-debian and fixtures
 #           (not in all: make check-full runs them)
 #   all   = every suite (debian-uefi only with CHECK_DEBIAN_UEFI=yes)
 #   quick = busybox-bios
@@ -20,6 +21,8 @@ export BUILD=${BUILD:-$TOP/build}
 source "$here/lib.sh"
 # shellcheck disable=SC1091 # media.sh: suite_media
 source "$here/media.sh"
+# shellcheck disable=SC1091 # secureboot.sh: suite_secureboot
+source "$here/secureboot.sh"
 
 CHECK_BUILD=${CHECK_BUILD:-yes}
 CHECK_DEBIAN_UEFI=${CHECK_DEBIAN_UEFI:-no}
@@ -48,10 +51,10 @@ for a in "${@:-all}"; do
 	all)
 		suites+=(busybox-bios busybox-bios-dracut059 busybox-uefi busybox-usb busybox-dvd debian-bios)
 		[[ $CHECK_DEBIAN_UEFI == yes ]] && suites+=(debian-uefi)
-		suites+=(media remaster check-iso missing-medium)
+		suites+=(media remaster check-iso missing-medium secureboot)
 		;;
 	quick) suites+=(busybox-bios) ;;
-	busybox-bios | busybox-bios-dracut059 | busybox-uefi | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures) suites+=("$a") ;;
+	busybox-bios | busybox-bios-dracut059 | busybox-uefi | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures | secureboot) suites+=("$a") ;;
 	*)
 		echo "run.sh: unknown suite '$a'" >&2
 		exit 2
@@ -813,6 +816,7 @@ for s in "${suites[@]}"; do
 	check-iso) suite_check_iso ;;
 	fixtures) suite_fixtures ;;
 	missing-medium) suite_missing_medium ;;
+	secureboot) suite_secureboot ;;
 	esac
 done
 

@@ -8,6 +8,8 @@ KVER ?= ## kernel version whose modules dracut adds (empty: our kernel, no modul
 DRACUT ?= 106## the dracut that makes the initramfs: 106 (Debian 13's dracut-ng, run in a trixie tree in build/trixie/dracut, never installed) or 059 (the host's, Debian 12's; its initramfs, tree and ISO are named *-dracut059)
 BOOT_ORDER ?= 1## iso: pack the image's files in the order a boot first reads them, from the profile BOOT_ORDER_SORT where there is one (mksquashfs -sort; those files without fragments, and squashfs.img.prefetch so that the initrd reads them in one pass from a CD/DVD); 0 = mksquashfs's own order
 BOOT_ORDER_SORT ?= $(TOP)/iso/boot-order/$(ROOTFS)$(if $(filter debian-bookworm,$(ROOTFS)-$(DEBIAN_SUITE)),-bookworm).sort## iso: the boot-order profile (shipped for debian: debian.sort for trixie, debian-bookworm.sort; `make boot-order` makes it anew)
+SIGN ?= ## iso: 1 = also make the Secure Boot ISO (ISO_SIGNED): shim, then GRUB and the kernel signed with the key in KEYDIR (iso/signiso; make keys first)
+KEYDIR ?= $(HOME)/.config/livesquash/keys## keys, iso SIGN=1: the folder of your Secure Boot key (db.key, db.crt, db.der); never inside the repository
 IN ?= ## remaster: input ISO
 OUT ?= ## remaster: output ISO (must not exist unless FORCE=1)
 ADD ?= ## remaster: folders merged into the root, space-separated
@@ -24,12 +26,13 @@ ISO_TREE := $(BUILD)/iso/$(ROOTFS)$(DRACUT_SUFFIX)/tree
 SQUASHFS_IMG := $(ISO_TREE)/LiveOS/squashfs.img
 INITRD := $(BUILD)/initramfs$(DRACUT_SUFFIX)/initrd.img
 ISO := $(BUILD)/livesquash-$(ROOTFS)$(DRACUT_SUFFIX).iso
+ISO_SIGNED ?= $(BUILD)/livesquash-$(ROOTFS)$(DRACUT_SUFFIX)-signed.iso## iso SIGN=1: the signed ISO (the unsigned ISO is made too, unchanged)
 # the sort file mkimage.sh packs with: with BOOT_ORDER=1, where there is a profile
 IMAGE_SORT = $(if $(filter 1,$(BOOT_ORDER)),$(wildcard $(BOOT_ORDER_SORT)))
 
 export KERNEL KVER DRACUT
 
-.PHONY: rootfs image initramfs iso run remaster check-iso boot-order
+.PHONY: rootfs image initramfs iso run remaster check-iso boot-order keys
 
 rootfs: ## build the root tree build/rootfs/ROOTFS/ (busybox, or debian via a cached debootstrap)
 	@bash $(TOP)/iso/mkrootfs.sh $(ROOTFS) $(BUILD)
@@ -44,6 +47,12 @@ initramfs: ## build build/initramfs/initrd.img with dracut (DRACUT) and dracut-m
 # driver rebuilds the kernel first; any other KERNEL= is just a file.
 iso: image initramfs $(KERNEL) ## make build/livesquash-ROOTFS.iso (hybrid BIOS+UEFI, GRUB menu, volume label CDLABEL)
 	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkiso.sh $(ISO) $(ISO_TREE) $(KERNEL) $(INITRD) $(CDLABEL) $(ROOTFS)
+ifeq ($(SIGN),1)
+	@SB_FILES=$(BUILD)/secureboot bash $(TOP)/iso/signiso $(ISO) $(ISO_SIGNED) '$(KEYDIR)'
+endif
+
+keys: ## make your own Secure Boot key in KEYDIR (never overwritten; enroll db.der in the firmware's db or with mokutil --import) for make iso SIGN=1
+	@bash $(TOP)/iso/sbkeys '$(KEYDIR)'
 
 boot-order: deps ## profile a boot of build/livesquash-ROOTFS.iso in QEMU: the order it first reads its files, as an mksquashfs -sort file (BOOT_ORDER_SORT: iso/boot-order/ROOTFS.sort, which the next make iso packs with)
 	@[ -f "$(ISO)" ] || $(MAKE) --no-print-directory iso
@@ -52,11 +61,11 @@ boot-order: deps ## profile a boot of build/livesquash-ROOTFS.iso in QEMU: the o
 run: deps iso ## boot build/livesquash-ROOTFS.iso in QEMU on this terminal (FIRMWARE, MEM; Ctrl-A X quits)
 	@bash $(TOP)/iso/run.sh $(ISO) $(FIRMWARE) $(MEM) $(ACCEL) $(BUILD)
 
-remaster: ## copy any distribution's live ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [CMDLINE_ADD=...] [CMDLINE_REMOVE=...] [SORT=file] [IMAGE=...] [FORCE=1]
+remaster: ## copy any distribution's live ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [CMDLINE_ADD=...] [CMDLINE_REMOVE=...] [SORT=file] [IMAGE=...] [SIGN=1 KEYDIR=...] [FORCE=1]
 	@[ -n "$(IN)" ] && [ -n "$(OUT)" ] || { echo "remaster: set IN=input.iso and OUT=output.iso" >&2; exit 1; }
 	@bash $(TOP)/iso/remaster $(if $(FORCE),--force) $(if $(IMAGE),--image '$(IMAGE)') \
 		$(foreach d,$(ADD),--add '$(d)') $(if $(RUN),--run '$(subst ','\'',$(RUN))') \
-		$(if $(SORT),--sort '$(SORT)') $(if $(CMDLINE_ADD),--cmdline-add '$(CMDLINE_ADD)') $(if $(CMDLINE_REMOVE),--cmdline-remove '$(CMDLINE_REMOVE)') \
+		$(if $(SORT),--sort '$(SORT)') $(if $(filter 1,$(SIGN)),--sign '$(KEYDIR)') $(if $(CMDLINE_ADD),--cmdline-add '$(CMDLINE_ADD)') $(if $(CMDLINE_REMOVE),--cmdline-remove '$(CMDLINE_REMOVE)') \
 		'$(IN)' '$(OUT)'
 
 check-iso: ## boot an ISO headless (BIOS and UEFI, as CD and as USB stick) and say whether it reaches userspace: make check-iso IN=a.iso

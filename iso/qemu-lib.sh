@@ -20,6 +20,9 @@
 #                    every read and its cost go to medium.log
 #                    (PREFIX.medium.log), whose last line has the totals: LS_QEMU_MEDIUM
 #   --uefi           OVMF (pflash: LS_OVMF_CODE read-only, a fresh copy of LS_OVMF_VARS)
+#   --secure-boot VARS   OVMF built for Secure Boot (LS_OVMF_SB_CODE, SMM: -machine
+#                    q35,smm=on) with a fresh copy of VARS, a variable store with the
+#                    keys enrolled and Secure Boot on (implies --uefi)
 #   --kernel K, --initrd I, --append A   a direct boot
 #   --autorun F, --data F   fw_cfg entries opt/livesquash/autorun and opt/livesquash/data
 #   --virtio-disks LIST MODE   one virtio-blk-pci disk per line of LIST (tab-separated:
@@ -112,6 +115,7 @@ MEM=${MEM:-1024}
 LS_LOGDIR=${LS_LOGDIR:-$BUILD/qemu}
 LS_OVMF_CODE=${LS_OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 LS_OVMF_VARS=${LS_OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+LS_OVMF_SB_CODE=${LS_OVMF_SB_CODE:-/usr/share/OVMF/OVMF_CODE_4M.secboot.fd}
 LS_PRESS_ENTER_MAX=${LS_PRESS_ENTER_MAX:-90}
 # what a console must never show
 LS_CRASH_REGEX='BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|Kernel panic|blocked for more than'
@@ -136,7 +140,7 @@ ls_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 ls_qemu() {
 	local name=$1 tmo=$2
 	shift 2
-	local iso="" uefi=0 kernel="" initrd="" append="" autorun="" data="" waitfor="" stopon=""
+	local iso="" uefi=0 sbvars="" kernel="" initrd="" append="" autorun="" data="" waitfor="" stopon=""
 	local usb=0 press=0 monitor="" monwork=0 edit="" mem=$MEM smp=2 nodefaults=0 logdir="" prefix=""
 	local raw=0 ressock="" stall="" mark="" cmark="" progress="" medium="" disklist="" diskmode="" menu="" onres_re="" onres_cmd=""
 	local -a extra=()
@@ -156,6 +160,7 @@ ls_qemu() {
 			;;
 		--isolinux-append) edit=$2 && shift ;;
 		--uefi) uefi=1 ;;
+		--secure-boot) uefi=1 sbvars=$2 && shift ;;
 		--kernel) kernel=$2 && shift ;;
 		--initrd) initrd=$2 && shift ;;
 		--append) append=$2 && shift ;;
@@ -243,6 +248,18 @@ ls_qemu() {
 		mon=(-monitor "unix:$monitor,server=on,wait=off")
 	fi
 	local -a cmd=(qemu-system-x86_64 -machine pc -accel "$accel" -m "$mem" -smp "$smp")
+	local code=$LS_OVMF_CODE vars=$LS_OVMF_VARS
+	if [[ -n $sbvars ]]; then
+		# the Secure Boot firmware keeps its variables in SMM: q35 with SMM, its flash
+		# writable only from SMM
+		[[ -f $sbvars ]] || {
+			echo "ls_qemu: --secure-boot: no variable store $sbvars" >&2
+			return 2
+		}
+		code=$LS_OVMF_SB_CODE vars=$sbvars
+		cmd=(qemu-system-x86_64 -machine "q35,smm=on" -global "driver=cfi.pflash01,property=secure,value=on"
+			-accel "$accel" -m "$mem" -smp "$smp")
+	fi
 	((nodefaults)) && cmd+=(-nodefaults -vga none)
 	cmd+=(-display none "${mon[@]}" -no-reboot
 		-serial "file:${f[console]}")
@@ -252,7 +269,7 @@ ls_qemu() {
 		cmd+=(-serial "file:${f[results]}")
 	fi
 	if ((uefi)); then
-		cmd+=(-drive "if=pflash,format=raw,readonly=on,file=$LS_OVMF_CODE"
+		cmd+=(-drive "if=pflash,format=raw,readonly=on,file=$code"
 			-drive "if=pflash,format=raw,file=${f[vars]}")
 	fi
 	local msock=""
@@ -310,7 +327,7 @@ ls_qemu() {
 		rm -f "${f[console]}" "${f[console_txt]}" "${f[results]}" "${f[results_txt]}" "${f[qemu]}" \
 			"${f[monitor_log]}" "${f[blockstats]}"
 		[[ -z $monitor ]] || rm -f "$monitor"
-		((uefi)) && cp "$LS_OVMF_VARS" "${f[vars]}"
+		((uefi)) && cp "$vars" "${f[vars]}"
 		if [[ -n $medium ]]; then
 			ls_medium_start "$medium" "$iso" "$msock" "${f[medium_log]}" || return 2
 		fi
