@@ -421,17 +421,19 @@ suite_remaster() {
 	local rc=0 start=$SECONDS
 	bash "$TOP/iso/remaster" --add "$dir/hook" --run 'sh /usr/lib/livesquash-test/install' \
 		--add "$dir/add" --run "echo '$run_text' > /livesquash-marker-run.txt" \
-		--cmdline-add 'livesquash.remastered=1' --cmdline-remove 'console=tty0' \
+		--cmdline-add 'livesquash.remastered=1' --cmdline-remove 'console=tty0' --volid LSREMASTER \
 		--sort "$dir/order.sort" "$iso" "$dir/remastered.iso" >"$dir/remaster.log" 2>&1 || rc=$?
 	if ((rc == 0)) && [[ -s $dir/remastered.iso ]]; then
-		tap_ok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove --sort IN OUT ($((SECONDS - start)) s)"
+		tap_ok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove --volid --sort IN OUT ($((SECONDS - start)) s)"
 	else
 		local -a lines=()
 		mapfile -t lines < <(tail -n 10 "$dir/remaster.log")
-		tap_notok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove --sort IN OUT (exit $rc, log $dir/remaster.log)" "${lines[@]}"
+		tap_notok "[$tag] iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove --volid --sort IN OUT (exit $rc, log $dir/remaster.log)" "${lines[@]}"
 		return 0
 	fi
 	remaster_iso_checks "$tag" "$iso" "$dir/remastered.iso" yes
+	tap_test "[$tag] --volid: the copy's label is LSREMASTER and its menu's root=live:CDLABEL= names it" \
+		volid_changed "$dir/remastered.iso" "$dir/iso-out/boot/grub/grub.cfg"
 	# what the new image holds, read back with unsquashfs (squashfs-tools, not ours)
 	if ! unpack_image "$dir/remastered.iso" "$dir"; then
 		tap_notok "[$tag] unpack the remastered ISO's LiveOS/squashfs.img" "$(tail -n 3 "$dir/unsquashfs.log" 2>/dev/null)"
@@ -463,6 +465,8 @@ suite_remaster() {
 	live_boot "$tag" "$dir/remastered.iso" bios "$BOOT_TIMEOUT" "$expected" "$markers"
 	tap_test "[$tag] the kernel's command line has livesquash.remastered=1 and no console=tty0" \
 		cmdline_changed "$dir/console.txt"
+	tap_test "[$tag] booted with root=live:CDLABEL=LSREMASTER: the initrd found the medium by its new label" \
+		grep -q 'Kernel command line:.* root=live:CDLABEL=LSREMASTER ' "$dir/console.txt"
 	tap_test "[$tag] our initrd read the image's boot-ordered start (LiveOS/squashfs.img.prefetch) in one pass" \
 		prefetch_read "$dir/iso-out/LiveOS" "$dir/console.txt"
 	live_boot "$tag-uefi-usb" "$dir/remastered.iso" uefi "$BOOT_TIMEOUT" "$expected" "$markers" usb
@@ -549,6 +553,14 @@ cmdline_changed() {
 	}
 	echo "$line"
 	[[ " $line " == *" livesquash.remastered=1 "* && " $line " != *" console=tty0 "* ]]
+}
+
+# volid_changed ISO GRUB_CFG: the ISO's label is LSREMASTER, and every linux line
+# of its grub.cfg asks for it
+volid_changed() {
+	blkid -o value -s LABEL "$1"
+	[[ $(blkid -o value -s LABEL "$1") == LSREMASTER ]] &&
+		awk '$1 == "linux" { n++; if ($0 !~ / root=live:CDLABEL=LSREMASTER /) bad = 1 } END { exit bad || !n }' "$2"
 }
 
 # eltorito_same KIND A B: A and B differ only where xorriso writes block addresses:

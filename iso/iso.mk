@@ -19,6 +19,8 @@ IMAGE ?= ## remaster: the root image inside the ISO (default: found by layout)
 CMDLINE_ADD ?= ## remaster: words appended to every boot entry's kernel command line
 SORT ?= ## remaster: an mksquashfs -sort file ("PATH PRIORITY" lines; make boot-order makes one): the image's files in that order
 CMDLINE_REMOVE ?= ## remaster: words removed from it ('quiet'; 'foo=' removes any foo=VALUE)
+ISO_ADD ?= ## remaster: SRC:/DEST pairs, space-separated: files or folders put on the ISO itself (autoinstall, kickstart, preseed)
+VOLID ?= ## remaster: the copy's volume label (boot configs that name the old one name it)
 
 # the default dracut's paths have no suffix
 DRACUT_SUFFIX := $(if $(filter-out 106,$(DRACUT)),-dracut$(DRACUT))
@@ -61,11 +63,11 @@ boot-order: deps ## profile a boot of build/livesquash-ROOTFS.iso in QEMU: the o
 run: deps iso ## boot build/livesquash-ROOTFS.iso in QEMU on this terminal (FIRMWARE, MEM; Ctrl-A X quits)
 	@bash $(TOP)/iso/run.sh $(ISO) $(FIRMWARE) $(MEM) $(ACCEL) $(BUILD)
 
-remaster: ## copy any distribution's live ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [CMDLINE_ADD=...] [CMDLINE_REMOVE=...] [SORT=file] [IMAGE=...] [SIGN=1 KEYDIR=...] [FORCE=1]
+remaster: ## copy any distribution's live ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [CMDLINE_ADD=...] [CMDLINE_REMOVE=...] [SORT=file] [IMAGE=...] [ISO_ADD='src:/dest ...'] [VOLID=...] [SIGN=1 KEYDIR=...] [FORCE=1]
 	@[ -n "$(IN)" ] && [ -n "$(OUT)" ] || { echo "remaster: set IN=input.iso and OUT=output.iso" >&2; exit 1; }
 	@bash $(TOP)/iso/remaster $(if $(FORCE),--force) $(if $(IMAGE),--image '$(IMAGE)') \
 		$(foreach d,$(ADD),--add '$(d)') $(if $(RUN),--run '$(subst ','\'',$(RUN))') \
-		$(if $(SORT),--sort '$(SORT)') $(if $(filter 1,$(SIGN)),--sign '$(KEYDIR)') $(if $(CMDLINE_ADD),--cmdline-add '$(CMDLINE_ADD)') $(if $(CMDLINE_REMOVE),--cmdline-remove '$(CMDLINE_REMOVE)') \
+		$(if $(SORT),--sort '$(SORT)') $(if $(filter 1,$(SIGN)),--sign '$(KEYDIR)') $(foreach a,$(ISO_ADD),--iso-add '$(a)') $(if $(VOLID),--volid '$(VOLID)') $(if $(CMDLINE_ADD),--cmdline-add '$(CMDLINE_ADD)') $(if $(CMDLINE_REMOVE),--cmdline-remove '$(CMDLINE_REMOVE)') \
 		'$(IN)' '$(OUT)'
 
 check-iso: ## boot an ISO headless (BIOS and UEFI, as CD and as USB stick) and say whether it reaches userspace: make check-iso IN=a.iso

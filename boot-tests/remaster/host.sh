@@ -1064,6 +1064,102 @@ interrupt() {
 interrupt ctrl-c-repack mksquashfs -- --add "$RANDOM30" --run true
 interrupt ctrl-c-run mount -- --run 'sleep 30'
 
+# ---- the kernel's own separators and GRUB's quoting (issue 27) ---------------------
+# Linux Mint's menu lines end in "quiet splash --": what follows "--" goes to init,
+# so added words must go before it (and before Debian's "---"); a word with ";" must
+# be quoted on a GRUB line, or GRUB ends the command there and runs the rest
+M=$W/mint
+rm -rf "$M"
+mkdir -p "$M/tree/boot/grub" "$M/tree/isolinux" "$M/tree/casper"
+# shellcheck disable=SC2016 # ${iso_path} is GRUB's
+printf 'menuentry "Start Linux Mint" {\n\tlinux\t/casper/vmlinuz file=/cdrom/preseed/linuxmint.seed boot=casper iso-scan/filename=${iso_path} quiet splash --\n\tinitrd\t/casper/initrd.lz\n}\nmenuentry "Install" {\n\tlinux /casper/vmlinuz boot=casper quiet --- keep=1\n}\n' >"$M/tree/boot/grub/grub.cfg"
+printf 'label live\n  kernel /casper/vmlinuz\n  append boot=casper initrd=/casper/initrd.lz quiet splash --\n' >"$M/tree/isolinux/isolinux.cfg"
+echo kernel >"$M/tree/casper/vmlinuz"
+xorriso -as mkisofs -V MINT -o "$M/in.iso" "$M/tree" >"$M/mkiso.log" 2>&1
+rm_run mint-sep --cmdline-add "console=ttyS0 a;b it's" --cmdline-remove splash "$M/in.iso" "$M/out.iso"
+if ((RC == 0)); then
+	xorriso -osirrox on -indev "$M/out.iso" -extract /boot/grub/grub.cfg "$M/grub.cfg" \
+		-extract /isolinux/isolinux.cfg "$M/isolinux.cfg" >/dev/null 2>&1
+	# shellcheck disable=SC2016 # ${iso_path} is GRUB's
+	want=$'\tlinux\t/casper/vmlinuz file=/cdrom/preseed/linuxmint.seed boot=casper iso-scan/filename=${iso_path} quiet console=ttyS0 \'a;b\' \'it\'\\\'\'s\' --'
+	tap_test "[mint] --cmdline-add on a GRUB line ending in '--': the words go before it, 'a;b' and it's quoted for GRUB" \
+		grep -qxF -- "$want" "$M/grub.cfg"
+	tap_test "[mint] --cmdline-add before Debian's '---' too, the words after it kept" \
+		grep -qxF -- $'\tlinux /casper/vmlinuz boot=casper quiet console=ttyS0 \'a;b\' \'it\'\\\'\'s\' --- keep=1' "$M/grub.cfg"
+	tap_test "[mint] the edited grub.cfg is valid GRUB script (grub-script-check)" grub-script-check "$M/grub.cfg"
+	tap_test "[mint] isolinux's append line: before '--', unquoted (isolinux takes the line as it is)" \
+		grep -qxF -- "  append boot=casper initrd=/casper/initrd.lz quiet console=ttyS0 a;b it's --" "$M/isolinux.cfg"
+else
+	tap_notok "[mint] remaster --cmdline-add on a menu whose lines end in '--' (exit $RC)" "$(tail -n 3 "$W/logs/mint-sep.err")"
+fi
+
+# ---- a root image that is only a nested ext4 image: refused, with the right words
+N=$W/nested
+rm -rf "$N"
+mkdir -p "$N/root/LiveOS" "$N/tree/LiveOS"
+head -c 65536 /dev/zero >"$N/root/LiveOS/rootfs.img"
+mksquashfs "$N/root" "$N/tree/LiveOS/squashfs.img" -noappend -quiet >/dev/null 2>&1
+xorriso -as mkisofs -V NESTED -o "$N/in.iso" "$N/tree" >"$N/mkiso.log" 2>&1
+rm_run nested --add "$ADD" "$N/in.iso" "$N/out.iso"
+nested_refused() {
+	cat "$W/logs/nested.err"
+	((RC != 0)) && [[ ! -e $N/out.iso ]] && grep -q 'LiveOS/rootfs.img.*up to Fedora 40' "$W/logs/nested.err"
+}
+tap_test "[nested] a squashfs holding only LiveOS/rootfs.img is refused, naming the layout (livemedia-creator, Fedora up to 40), no OUT" \
+	nested_refused
+
+# ---- --volid and --iso-add (issue 27) -------------------------------------------------
+V=$W/volid
+rm -rf "$V"
+mkdir -p "$V/nocloud/sub" "$V/out"
+printf '#cloud-config\nautoinstall:\n  version: 1\n' >"$V/nocloud/user-data"
+: >"$V/nocloud/meta-data"
+echo nested >"$V/nocloud/sub/file"
+printf 'd-i debian-installer/locale string en_US\n' >"$V/preseed.cfg"
+rm_run volid --volid NEW_LABEL.2 --iso-add "$V/nocloud:/nocloud" --iso-add "$V/preseed.cfg:/preseed/x.cfg" \
+	"$FX/fedora.iso" "$V/out/fedora.iso"
+# volid_check: the label, every boot config that named the old one names the new
+# one (ISO files and the EFI FAT image's), the added files, the root image as it was
+volid_check() {
+	local d=$V/x rc=0 f
+	[[ $RC == 0 ]] || { cat "$W/logs/volid.err"; return 1; }
+	echo "label: $(blkid -o value -s LABEL "$V/out/fedora.iso")"
+	[[ $(blkid -o value -s LABEL "$V/out/fedora.iso") == NEW_LABEL.2 ]] || rc=1
+	iso_extract "$V/out/fedora.iso" "$d"
+	for f in boot/grub2/grub.cfg EFI/BOOT/grub.cfg isolinux/isolinux.cfg; do
+		grep -q 'CDLABEL=NEW_LABEL\.2' "$d/$f" || { echo "$f: no CDLABEL=NEW_LABEL.2"; rc=1; }
+		! grep -qw FIXTURE "$d/$f" || { echo "$f still names FIXTURE"; rc=1; }
+	done
+	grep -q "search --no-floppy --set=root -l 'NEW_LABEL.2'" "$d/boot/grub2/grub.cfg" || { echo "no search -l NEW_LABEL.2"; rc=1; }
+	MTOOLS_SKIP_CHECK=1 mtype -i "$d/images/efiboot.img" ::/EFI/BOOT/grub.cfg | grep -q 'CDLABEL=NEW_LABEL\.2' ||
+		{ echo "efiboot.img's grub.cfg: no CDLABEL=NEW_LABEL.2"; rc=1; }
+	cmp "$d/nocloud/user-data" "$V/nocloud/user-data" && cmp "$d/nocloud/sub/file" "$V/nocloud/sub/file" &&
+		cmp "$d/preseed/x.cfg" "$V/preseed.cfg" || rc=1
+	rm -f "$V/orig.img"
+	xorriso -osirrox on -indev "$FX/fedora.iso" -extract /LiveOS/squashfs.img "$V/orig.img" >/dev/null 2>&1
+	cmp "$d/LiveOS/squashfs.img" "$V/orig.img" || { echo "the root image changed"; rc=1; }
+	checkisomd5 "$V/out/fedora.iso" >/dev/null || { echo "checkisomd5 fails"; rc=1; }
+	return "$rc"
+}
+tap_test "[volid] --volid NEW_LABEL.2 --iso-add (a folder, a file) on the Fedora layout: the label, CDLABEL= and search -l in every GRUB/isolinux config and the EFI image's, the added files, the root image as it was, the MD5 implanted" \
+	volid_check
+# a replaced file listed in md5sum.txt gets its line made anew
+printf 'set timeout=1\n' >"$V/config.cfg"
+rm_run isoadd-replace --iso-add "$V/config.cfg:/boot/grub/config.cfg" "$FX/debian.iso" "$V/out/debian.iso"
+isoadd_replaced() {
+	local d=$V/y
+	[[ $RC == 0 ]] || { cat "$W/logs/isoadd-replace.err"; return 1; }
+	iso_extract "$V/out/debian.iso" "$d"
+	cmp "$d/boot/grub/config.cfg" "$V/config.cfg" &&
+		grep -qxF "$(md5sum <"$V/config.cfg" | cut -c1-32)  ./boot/grub/config.cfg" "$d/md5sum.txt" &&
+		grep -q 'replaced' "$W/logs/isoadd-replace.out"
+}
+tap_test "[iso-add] --iso-add over a file of the Debian layout replaces it, and md5sum.txt has its new line" isoadd_replaced
+bad volid-blank 1 "--volid 'A B': 1-32 characters" "$FX/fedora.iso" "$V/out/bad.iso" -- --volid 'A B' "$FX/fedora.iso" "$V/out/bad.iso"
+bad isoadd-nosrc 1 "is not a readable file or folder" "$FX/fedora.iso" "$V/out/bad.iso" -- --iso-add "$V/nosuch:/x" "$FX/fedora.iso" "$V/out/bad.iso"
+bad isoadd-relative 1 "give SRC:DEST, DEST an absolute path" "$FX/fedora.iso" "$V/out/bad.iso" -- --iso-add "$V/preseed.cfg:x.cfg" "$FX/fedora.iso" "$V/out/bad.iso"
+bad isoadd-dotdot 1 "is not a plain absolute path" "$FX/fedora.iso" "$V/out/bad.iso" -- --iso-add "$V/preseed.cfg:/a/../x.cfg" "$FX/fedora.iso" "$V/out/bad.iso"
+
 secs=$(ls_elapsed "$suite_start" "$(ls_now)")
 tap_diag "remaster host suite: $secs s"
 finished=1
