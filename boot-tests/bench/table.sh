@@ -11,6 +11,13 @@
 # Environment: bench.sh's (BENCH_*); DEB_ROOT6_12 Debian 13's kernel root
 # (make kernel-tree-6.12 extracts it); TABLE_AA=no skips the A/A run.
 set -euo pipefail
+# the tree also packed with lz4 (make passes BENCH_TREE_COMPS, zstd:128K by
+# default): the same compressor family as EROFS's lz4hc, for issue 24's
+# walk/stat/cat/tar target against EROFS
+case " ${BENCH_TREE_COMPS-} " in
+*" lz4:"*) ;;
+*) export BENCH_TREE_COMPS="${BENCH_TREE_COMPS:+$BENCH_TREE_COMPS }lz4:128K" ;;
+esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=${TOP:-$(cd "$here/../.." && pwd)}
