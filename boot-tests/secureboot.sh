@@ -21,14 +21,26 @@ sb_fw_vars() {
 	PYTHONPATH=$BUILD/trixie/virt-firmware/root/usr/lib/python3/dist-packages /usr/bin/python3 -m virt.firmware.vars "$@"
 }
 
+# sb_from_esp ISO DIR [FILE...]: DIR/efi.img = the ISO's UEFI boot image
+# (writable), and each FILE of it (EFI/BOOT/grubx64.efi) copied to DIR/its name
+sb_from_esp() {
+	local iso=$1 d=$2 f
+	shift 2
+	xorriso -osirrox on -indev "$iso" -extract /efi.img "$d/efi.img" >/dev/null 2>&1 || return 1
+	chmod u+w "$d/efi.img"
+	for f; do
+		MTOOLS_SKIP_CHECK=1 mcopy -n -i "$d/efi.img" "::/$f" "$d/${f##*/}" || return 1
+	done
+}
+
 # sb_verify ISO CERT: the signed GRUB (in the UEFI boot image) and the kernel of
 # ISO verify with CERT (sbverify)
 sb_verify() {
 	local iso=$1 cert=$2 t rc=0
 	t=$(mktemp -d)
-	xorriso -osirrox on -indev "$iso" -extract /efi.img "$t/efi.img" -extract /boot/vmlinuz "$t/vmlinuz" >/dev/null 2>&1
-	MTOOLS_SKIP_CHECK=1 mcopy -i "$t/efi.img" ::/EFI/BOOT/grubx64.efi "$t/grub.efi" || rc=1
-	sbverify --cert "$cert" "$t/grub.efi" || rc=1
+	xorriso -osirrox on -indev "$iso" -extract /boot/vmlinuz "$t/vmlinuz" >/dev/null 2>&1
+	sb_from_esp "$iso" "$t" EFI/BOOT/grubx64.efi || rc=1
+	sbverify --cert "$cert" "$t/grubx64.efi" || rc=1
 	sbverify --cert "$cert" "$t/vmlinuz" || rc=1
 	rm -rf -- "$t"
 	return "$rc"
@@ -50,13 +62,12 @@ sb_same_file() {
 sb_esp_files() {
 	local t rc=0
 	t=$(mktemp -d)
-	xorriso -osirrox on -indev "$1" -extract /efi.img "$t/efi.img" >/dev/null 2>&1
+	sb_from_esp "$1" "$t" EFI/BOOT/BOOTX64.EFI || rc=1
 	MTOOLS_SKIP_CHECK=1 mdir -i "$t/efi.img" -b -/ :: | sort | tee "$t/list"
 	for f in ::/EFI/BOOT/BOOTX64.EFI ::/EFI/BOOT/grubx64.efi ::/EFI/BOOT/mmx64.efi ::/EFI/livesquash/db.der; do
 		grep -qixF "$f" "$t/list" || { echo "missing: $f"; rc=1; }
 	done
-	MTOOLS_SKIP_CHECK=1 mcopy -i "$t/efi.img" ::/EFI/BOOT/BOOTX64.EFI "$t/shim.efi"
-	sbverify --list "$t/shim.efi" | tee "$t/sigs" | grep -i 'subject' || true
+	sbverify --list "$t/BOOTX64.EFI" | tee "$t/sigs" | grep -i 'subject' || true
 	grep -q 'Microsoft' "$t/sigs" || { echo "BOOTX64.EFI is not signed by Microsoft"; rc=1; }
 	rm -rf -- "$t"
 	return "$rc"
@@ -66,8 +77,14 @@ sb_esp_files() {
 # (DIR/vmlinuz.unsigned), kernel-other (signed with DIR/other's key), grub-flipped
 # (one byte of the signed GRUB flipped, in the middle of its code)
 sb_tamper() {
-	local signed=$1 out=$2 what=$3 dir=$4 t
+	local t rc=0
 	t=$(mktemp -d)
+	sb_tamper_in "$t" "$@" || rc=1
+	rm -rf -- "$t"
+	return "$rc"
+}
+sb_tamper_in() {
+	local t=$1 signed=$2 out=$3 what=$4 dir=$5
 	local -a map=()
 	case $what in
 	kernel-unsigned) map=(-map "$dir/vmlinuz.unsigned" /boot/vmlinuz) ;;
@@ -76,23 +93,20 @@ sb_tamper() {
 		map=(-map "$t/vmlinuz" /boot/vmlinuz)
 		;;
 	grub-flipped)
-		xorriso -osirrox on -indev "$signed" -extract /efi.img "$t/efi.img" >/dev/null 2>&1 || return 1
-		chmod u+w "$t/efi.img"
-		MTOOLS_SKIP_CHECK=1 mcopy -i "$t/efi.img" ::/EFI/BOOT/grubx64.efi "$t/grub.efi" || return 1
+		sb_from_esp "$signed" "$t" EFI/BOOT/grubx64.efi || return 1
 		local off b
-		off=$(($(stat -c %s "$t/grub.efi") / 2))
-		b=$(od -An -tu1 -j "$off" -N1 "$t/grub.efi" | tr -d ' ')
+		off=$(($(stat -c %s "$t/grubx64.efi") / 2))
+		b=$(od -An -tu1 -j "$off" -N1 "$t/grubx64.efi" | tr -d ' ')
 		# shellcheck disable=SC2059 # the format is the byte, as an octal escape
-		printf "\\$(printf '%03o' $((b ^ 0x20)))" | dd of="$t/grub.efi" bs=1 seek="$off" conv=notrunc status=none
+		printf "\\$(printf '%03o' $((b ^ 0x20)))" | dd of="$t/grubx64.efi" bs=1 seek="$off" conv=notrunc status=none
 		echo "flipped byte $off of grubx64.efi: $b -> $((b ^ 0x20))"
-		MTOOLS_SKIP_CHECK=1 mcopy -o -i "$t/efi.img" "$t/grub.efi" ::/EFI/BOOT/grubx64.efi || return 1
+		MTOOLS_SKIP_CHECK=1 mcopy -o -i "$t/efi.img" "$t/grubx64.efi" ::/EFI/BOOT/grubx64.efi || return 1
 		map=(-map "$t/efi.img" /efi.img)
 		;;
 	esac
 	rm -f "$out"
 	xorriso -indev "$signed" -outdev "$out" -boot_image any replay "${map[@]}" -commit >"$t/xorriso.log" 2>&1 ||
-		{ tail -n 3 "$t/xorriso.log"; rm -rf -- "$t"; return 1; }
-	rm -rf -- "$t"
+		{ tail -n 3 "$t/xorriso.log"; return 1; }
 }
 
 suite_secureboot() {
@@ -257,9 +271,8 @@ sb_same_boot() {
 sb_grub_has() {
 	local t rc=0
 	t=$(mktemp -d)
-	xorriso -osirrox on -indev "$1" -extract /efi.img "$t/efi.img" >/dev/null 2>&1
-	MTOOLS_SKIP_CHECK=1 mcopy -i "$t/efi.img" ::/EFI/BOOT/grubx64.efi "$t/grub.efi" || rc=1
-	grep -aq -- "$2" "$t/grub.efi" || rc=1
+	sb_from_esp "$1" "$t" EFI/BOOT/grubx64.efi || rc=1
+	grep -aq -- "$2" "$t/grubx64.efi" || rc=1
 	rm -rf -- "$t"
 	return "$rc"
 }
