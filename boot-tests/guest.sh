@@ -27,7 +27,9 @@ LS_COPYUP=""
 # delete and to chmod 0600), LS_ISOSCAN=/PATH: the medium is that ISO file,
 # LS_EJECT=1: after the RELEASED line the host ejects the CD, LS_OVLSIZE=MiB:
 # rd.live.overlay.size=, LS_PERSIST=image with LS_PIMAGE=/FILE: the overlay in an ext4
-# image file on a vfat device, LS_SECUREBOOT=1: booted with UEFI Secure Boot enforced
+# image file on a vfat device, LS_SECUREBOOT=1: booted with UEFI Secure Boot enforced;
+# LS_NET=download|stream (run.sh suite_netboot): the image came over the network
+LS_NET=""
 LS_PIMAGE=""
 LS_SECUREBOOT=""
 LS_EJECT=""
@@ -199,6 +201,33 @@ if [ -n "$LS_RELEASED" ]; then
 			! dd if="/dev/$LS_RELEASED" of=/dev/null bs=2048 count=1 2>/dev/null
 		}
 		gl_check "the host ejected /dev/$LS_RELEASED: it cannot be read any more (the checks below read the RAM copy)" ejected
+	fi
+elif [ -n "$LS_NET" ]; then
+	net_root() {
+		echo "kernel command line: $(cat /proc/cmdline)"
+		echo "mounted at $LIVE: '$(mount_field $LIVE 1)'"
+		grep -q 'root=live:http' /proc/cmdline && [ -z "$(mount_field $LIVE 1)" ]
+	}
+	gl_check "the root image came over the network (root=live:http://...); no medium is mounted at $LIVE" net_root
+	if [ "$LS_NET" = stream ]; then
+		# after the switch to the RAM copy: the NBD device disconnected, nbdkit gone
+		nbdkit_runs() {
+			for c in /proc/[0-9]*/comm; do
+				[ "$(cat "$c" 2>/dev/null)" = nbdkit ] && echo "${c%/comm}" && return 0
+			done
+			return 1
+		}
+		nbd_released() {
+			t=0
+			while nbdkit_runs >/dev/null && [ "$t" -lt 15 ]; do
+				sleep 1
+				t=$((t + 1))
+			done
+			echo "nbd0: size $(cat /sys/block/nbd0/size) sectors, holders '$(ls /sys/block/nbd0/holders)'"
+			p=$(nbdkit_runs) && echo "nbdkit still runs ($p) after 15 s" && return 1
+			[ "$(cat /sys/block/nbd0/size)" = 0 ] && [ -z "$(ls /sys/block/nbd0/holders)" ]
+		}
+		gl_check "the network image is let go: /dev/nbd0 disconnected, nbdkit stopped (within 15 s)" nbd_released
 	fi
 else
 	gl_check "the medium is mounted read-only at $LIVE and holds $LS_IMG_REL" live_is_ro

@@ -4,8 +4,9 @@
 #
 # usage: run.sh [all | quick | SUITE ...]
 #   suites: busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media remaster
-#           check-iso missing-medium secureboot (media: boot-tests/media.sh; secureboot:
-#           boot-tests/secureboot.sh), media-debian and fixtures
+#           check-iso missing-medium secureboot netboot (media: boot-tests/media.sh;
+#           secureboot: boot-tests/secureboot.sh; netboot: boot-tests/netboot.sh),
+#           media-debian and fixtures
 #           (not in all: make check-full runs them)
 #   all   = every suite (debian-uefi only with CHECK_DEBIAN_UEFI=yes)
 #   quick = busybox-bios
@@ -23,6 +24,8 @@ source "$here/lib.sh"
 source "$here/media.sh"
 # shellcheck disable=SC1091 # secureboot.sh: suite_secureboot
 source "$here/secureboot.sh"
+# shellcheck disable=SC1091 # netboot.sh: suite_netboot
+source "$here/netboot.sh"
 
 CHECK_BUILD=${CHECK_BUILD:-yes}
 CHECK_DEBIAN_UEFI=${CHECK_DEBIAN_UEFI:-no}
@@ -51,10 +54,10 @@ for a in "${@:-all}"; do
 	all)
 		suites+=(busybox-bios busybox-bios-dracut059 busybox-uefi busybox-usb busybox-dvd debian-bios)
 		[[ $CHECK_DEBIAN_UEFI == yes ]] && suites+=(debian-uefi)
-		suites+=(media remaster check-iso missing-medium secureboot)
+		suites+=(media remaster check-iso missing-medium secureboot netboot)
 		;;
 	quick) suites+=(busybox-bios) ;;
-	busybox-bios | busybox-bios-dracut059 | busybox-uefi | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures | secureboot) suites+=("$a") ;;
+	busybox-bios | busybox-bios-dracut059 | busybox-uefi | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures | secureboot | netboot) suites+=("$a") ;;
 	*)
 		echo "run.sh: unknown suite '$a'" >&2
 		exit 2
@@ -829,6 +832,7 @@ for s in "${suites[@]}"; do
 	fixtures) suite_fixtures ;;
 	missing-medium) suite_missing_medium ;;
 	secureboot) suite_secureboot ;;
+	netboot) suite_netboot ;;
 	esac
 done
 

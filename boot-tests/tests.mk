@@ -6,7 +6,7 @@ CHECK_BUILD ?= yes## check: yes = `make iso`/`make initramfs` first; no = test w
 CHECK_DEBIAN_UEFI ?= yes## check: yes = also boot the debian ISO through UEFI (adds ~5 min under TCG)
 BOOT_TIMEOUT ?= 240## check: seconds a busybox boot may take, start to power-off
 DEBIAN_TIMEOUT ?= 500## check: seconds a debian boot may take, start to power-off (measured 207-316 s under TCG)
-SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-bios-dracut059 busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium fixtures)
+SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-bios-dracut059 busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium secureboot netboot fixtures)
 
 DEB_ROOT ?= $(if $(filter 6.12,$(LINUX)),$(DEB612)/root)## driver tests, bench: the Debian kernel booted with its stock squashfs.ko and our module: Debian 13's (kernel-tree-6.12 extracts it here) when LINUX=6.12; empty = the host's own (Debian 12's 6.1)
 # our module for that kernel
@@ -56,7 +56,7 @@ fuzz-compare: deps module ## the fuzz queue and findings through Debian's kernel
 	@bash $(TOP)/boot-tests/fuzz/fuzz.sh compare
 
 .PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke bench-table
-check: deps module module-6.12 kernel-tree kernel-tree-6.12 ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
+check: deps module module-6.12 kernel-tree kernel-tree-6.12 ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium, Secure Boot, network boot), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
 check-live: deps ## only the live-ISO boot tests

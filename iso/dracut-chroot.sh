@@ -11,8 +11,10 @@ cache=${2:?usage: dracut-chroot.sh DIR CACHE_DIR}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # dracut and what 90livesquash's install() takes from the tree it runs in
 # (blkid losetup stat dd sha256sum timeout: util-linux, mount, coreutils;
-# checkisomd5; busybox for the halt wrappers); zstd for --zstd
-INCLUDE=dracut-core,dracut-live,dracut-squash,dracut-network,busybox,isomd5sum,zstd,util-linux,mount,udev,kmod
+# checkisomd5; busybox for the halt wrappers); zstd for --zstd; for a network
+# image (make netboot): curl, nbdkit (its curl plugin) and nbd-client, the CA
+# certificates for https; iproute2, arping, pgrep for its network-legacy module
+INCLUDE=dracut-core,dracut-live,dracut-squash,dracut-network,busybox,isomd5sum,zstd,util-linux,mount,udev,kmod,curl,nbdkit,nbd-client,ca-certificates,iproute2,iputils-arping,procps
 
 stamp=$dir.stamp
 want=$(cat "$here/dracut-chroot.sh" "$here/debootstrap.sh" | sha256sum | cut -c1-16)

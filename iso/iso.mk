@@ -21,6 +21,8 @@ SORT ?= ## remaster: an mksquashfs -sort file ("PATH PRIORITY" lines; make boot-
 CMDLINE_REMOVE ?= ## remaster: words removed from it ('quiet'; 'foo=' removes any foo=VALUE)
 ISO_ADD ?= ## remaster: SRC:/DEST pairs, space-separated: files or folders put on the ISO itself (autoinstall, kickstart, preseed)
 VOLID ?= ## remaster: the copy's volume label (boot configs that name the old one name it)
+NETBOOT_DIR ?= $(BUILD)/netboot/$(ROOTFS)## netboot: the bundle's folder (serve it over TFTP and HTTP)
+NETBOOT_URL ?= ## netboot: where NETBOOT_DIR is served over HTTP, as the booted machine reaches it (default http://THE-TFTP-SERVER)
 
 # the default dracut's paths have no suffix
 DRACUT_SUFFIX := $(if $(filter-out 106,$(DRACUT)),-dracut$(DRACUT))
@@ -28,13 +30,14 @@ ISO_TREE := $(BUILD)/iso/$(ROOTFS)$(DRACUT_SUFFIX)/tree
 SQUASHFS_IMG := $(ISO_TREE)/LiveOS/squashfs.img
 INITRD := $(BUILD)/initramfs$(DRACUT_SUFFIX)/initrd.img
 ISO := $(BUILD)/livesquash-$(ROOTFS)$(DRACUT_SUFFIX).iso
+INITRD_NET := $(BUILD)/initramfs-net/initrd.img
 ISO_SIGNED ?= $(BUILD)/livesquash-$(ROOTFS)$(DRACUT_SUFFIX)-signed.iso## iso SIGN=1: the signed ISO (the unsigned ISO is made too, unchanged)
 # the sort file mkimage.sh packs with: with BOOT_ORDER=1, where there is a profile
 IMAGE_SORT = $(if $(filter 1,$(BOOT_ORDER)),$(wildcard $(BOOT_ORDER_SORT)))
 
 export KERNEL KVER DRACUT
 
-.PHONY: rootfs image initramfs iso run remaster check-iso boot-order keys
+.PHONY: rootfs image initramfs initramfs-net iso netboot run remaster check-iso boot-order keys
 
 rootfs: ## build the root tree build/rootfs/ROOTFS/ (busybox, or debian via a cached debootstrap)
 	@bash $(TOP)/iso/mkrootfs.sh $(ROOTFS) $(BUILD)
@@ -44,6 +47,13 @@ image: rootfs ## pack the root tree into LiveOS/squashfs.img (+ .sha256) with mk
 
 initramfs: ## build build/initramfs/initrd.img with dracut (DRACUT) and dracut-module/90livesquash
 	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) bash $(TOP)/iso/mkinitramfs.sh $(INITRD) $(TOP)/dracut-module/90livesquash $(KVER)
+
+initramfs-net: ## build build/initramfs-net/initrd.img: the initramfs plus dracut's network module, for root=live:http(s)://... (dracut 106)
+	@[ "$(DRACUT)" = 106 ] || { echo "initramfs-net: the network initramfs is made with dracut 106 (DRACUT=$(DRACUT))" >&2; exit 1; }
+	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) MODULES="base udev-rules livesquash network" bash $(TOP)/iso/mkinitramfs.sh $(INITRD_NET) $(TOP)/dracut-module/90livesquash $(KVER)
+
+netboot: iso initramfs-net ## make the network boot bundle NETBOOT_DIR of build/livesquash-ROOTFS.iso (kernel, network initramfs, image + sha256, GRUB for BIOS/UEFI PXE, boot.ipxe)
+	@bash $(TOP)/iso/mknetboot --force $(if $(NETBOOT_URL),--url '$(NETBOOT_URL)') $(ISO) $(INITRD_NET) $(NETBOOT_DIR)
 
 # $(KERNEL) is a prerequisite: with the default KERNEL=$(BZIMAGE) an edited
 # driver rebuilds the kernel first; any other KERNEL= is just a file.

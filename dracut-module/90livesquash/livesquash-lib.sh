@@ -15,6 +15,8 @@
 #             rd.live.overlay.size= (MiB)
 #   ovl ovlreset ovlro  rd.live.overlay= and its .reset/.readonly (1)
 #   imgpath   the image the root is mounted from (on the medium, or its RAM copy)
+#   url net sha256  root=live:http(s)://URL, rd.live.net= (download or stream),
+#             rd.live.sha256=; netif the interface dracut's network brought up
 
 LIVESQUASH_STATE=/tmp/livesquash
 LIVESQUASH_LIVE=/run/initramfs/live
@@ -25,6 +27,9 @@ LIVESQUASH_BASE=/run/rootfsbase
 LIVESQUASH_OVERLAY=/run/overlayfs
 # MiB of MemAvailable that rd.live.ram leaves free besides the image's copy
 LIVESQUASH_RAM_RESERVE=256
+# rd.live.net=stream: the network image as a block device (nbdkit's curl
+# plugin on a local socket)
+LIVESQUASH_NBD=/dev/nbd0
 
 livesquash_get() {
     _ls_v=
@@ -187,12 +192,17 @@ livesquash_mount_root() {
     for _ls_mod in loop squashfs overlay; do
         modprobe -q "$_ls_mod" 2> /dev/null
     done
-    livesquash_mount_medium || return 1
-    livesquash_check_image || return 1
-    livesquash_to_ram
+    if [ -n "$(livesquash_get url)" ]; then
+        livesquash_net_image || return 1
+    else
+        livesquash_mount_medium || return 1
+        livesquash_check_image || return 1
+        livesquash_to_ram
+    fi
     livesquash_mount_image || return 1
     livesquash_release_medium
     livesquash_ram_background
+    livesquash_net_background
     livesquash_mount_overlay
 }
 
@@ -278,18 +288,20 @@ livesquash_check_image() {
     return 0
 }
 
-# livesquash_ram_tmpfs: for rd.live.ram, a tmpfs of the image's size on
+# livesquash_ram_tmpfs [MIB [CONSEQUENCE [OPTION]]]: for rd.live.ram, a tmpfs
+# of the image's size (MIB, default the size of the image on the medium) on
 # /run/initramfs/ram when MemAvailable leaves LIVESQUASH_RAM_RESERVE MiB
-# besides; else one warning and a return 1 (the root stays on the medium)
+# besides; else one warning (naming OPTION, default rd.live.ram, and ending in
+# CONSEQUENCE, default: booting from the medium) and a return 1
 livesquash_ram_tmpfs() {
     _ls_rel=$(livesquash_rel)
-    _ls_need=$(livesquash_mib "$LIVESQUASH_LIVE/$_ls_rel")
+    _ls_need=${1:-$(livesquash_mib "$LIVESQUASH_LIVE/$_ls_rel")}
     _ls_avail=0
     while read -r _ls_k _ls_n _; do
         [ "$_ls_k" = MemAvailable: ] && _ls_avail=$((_ls_n / 1024))
     done < /proc/meminfo
     if [ "$_ls_avail" -lt $((_ls_need + LIVESQUASH_RAM_RESERVE)) ]; then
-        warn "livesquash: rd.live.ram: not copying $_ls_rel ($_ls_need MiB) to RAM: MemAvailable is $_ls_avail MiB, it needs $_ls_need + $LIVESQUASH_RAM_RESERVE MiB; booting from the medium"
+        warn "livesquash: ${3:-rd.live.ram}: not copying $_ls_rel ($_ls_need MiB) to RAM: MemAvailable is $_ls_avail MiB, it needs $_ls_need + $LIVESQUASH_RAM_RESERVE MiB; ${2:-booting from the medium}"
         return 1
     fi
     mkdir -p "$LIVESQUASH_RAM"
@@ -533,4 +545,251 @@ livesquash_mount_overlay() {
     info "livesquash: mounting overlay on $NEWROOT (lower $_ls_lower, upper $LIVESQUASH_OVERLAY/upper)"
     livesquash_mount "overlay on $NEWROOT" -t overlay \
         -o "lowerdir=$_ls_lower,upperdir=$LIVESQUASH_OVERLAY/upper,workdir=$LIVESQUASH_OVERLAY/work" overlay "$NEWROOT"
+}
+
+# ---- a network image: root=live:http(s)://HOST/PATH/squashfs.img ----------
+
+# initqueue finished job: dracut's network has brought an interface up
+livesquash_net_ready() {
+    [ -n "$(livesquash_get netif)" ]
+}
+
+# initqueue job: give up waiting for the network once rd.live.timeout has passed
+livesquash_net_deadline() {
+    livesquash_net_ready && return 0
+    _ls_timeout=$(livesquash_get timeout)
+    [ "${_ls_timeout:-0}" -gt 0 ] || return 0
+    [ "$(livesquash_uptime)" -ge "$(livesquash_get deadline)" ] || return 0
+    livesquash_fail "no network for $(livesquash_get url): no interface got an address (DHCP) within $_ls_timeout s"
+    livesquash_set deadline "$(livesquash_deadline "$_ls_timeout")"
+}
+
+# livesquash_curl ARGS...: one curl run (its errors and progress meter on the
+# console); _ls_crc its exit status, _ls_code the HTTP status, _ls_msg its error
+livesquash_curl() {
+    mkdir -p "$LIVESQUASH_STATE"
+    curl --globoff --location --connect-timeout 10 --speed-limit 1024 --speed-time 30 \
+        --write-out '%{http_code} %{errormsg}\n' "$@" > "$LIVESQUASH_STATE/curl.out" 2> /dev/console
+    _ls_crc=$?
+    _ls_code='' _ls_msg=''
+    read -r _ls_code _ls_msg < "$LIVESQUASH_STATE/curl.out"
+    return $_ls_crc
+}
+
+# size in bytes of a file, 0 when missing
+livesquash_size() {
+    stat -L -c %s "$1" 2> /dev/null || echo 0
+}
+
+# livesquash_net_retry WHAT FILE ARGS...: livesquash_curl ARGS until it
+# succeeds. An HTTP 4xx answer ends it at once; anything else (no route,
+# refused, a 5xx answer, a dropped connection) is tried again after 1, 2, 4 ...
+# 16 s, until rd.live.timeout seconds passed without FILE growing (a download
+# resumes where it stopped). On failure LIVESQUASH_WHY says why.
+livesquash_net_retry() {
+    _ls_what=$1 _ls_file=$2
+    shift 2
+    _ls_t=$(livesquash_get timeout)
+    _ls_wait=1
+    _ls_since=$(livesquash_uptime)
+    _ls_had=$(livesquash_size "$_ls_file")
+    while ! livesquash_curl "$@"; do
+        case "$_ls_crc:$_ls_code" in
+            22:4*)
+                LIVESQUASH_WHY="$_ls_what: the server answers HTTP $_ls_code"
+                return 1
+                ;;
+            22:*) _ls_why="the server answers HTTP $_ls_code" ;;
+            *) _ls_why=${_ls_msg:-curl exit status $_ls_crc} ;;
+        esac
+        _ls_has=$(livesquash_size "$_ls_file")
+        if [ "$_ls_has" -gt "$_ls_had" ]; then
+            _ls_since=$(livesquash_uptime)
+            _ls_had=$_ls_has
+            _ls_wait=1
+        fi
+        if [ "$_ls_t" -gt 0 ] && [ $(($(livesquash_uptime) - _ls_since)) -ge "$_ls_t" ]; then
+            LIVESQUASH_WHY="$_ls_what: $_ls_why (no progress for $_ls_t s, rd.live.timeout)"
+            return 1
+        fi
+        warn "livesquash: $_ls_what: $_ls_why; trying again in $_ls_wait s"
+        sleep "$_ls_wait"
+        _ls_wait=$((_ls_wait * 2))
+        [ "$_ls_wait" -le 16 ] || _ls_wait=16
+    done
+    return 0
+}
+
+# livesquash_net_hash WANT: WANT is 64 hex digits (or empty)
+livesquash_net_hash() {
+    case "$1" in
+        '') return 0 ;;
+        *[!0-9a-fA-F]*) ;;
+        *) [ ${#1} -eq 64 ] && return 0 ;;
+    esac
+    LIVESQUASH_WHY="the sha256 for $(livesquash_get url) is not 64 hex digits: '$1'"
+    return 1
+}
+
+# the image's size (HEAD: its last Content-Length after redirects) into
+# state netsize (empty: the server does not say), and its expected sha256 into
+# state netsha (rd.live.sha256=, else URL.sha256; empty: not checked)
+livesquash_net_probe() {
+    _ls_url=$(livesquash_get url)
+    _ls_hdr=$LIVESQUASH_STATE/headers
+    livesquash_net_retry "$_ls_url" "" --fail --silent --show-error --head \
+        --dump-header "$_ls_hdr" --output /dev/null "$_ls_url" || return 1
+    livesquash_set netsize "$(tr -d '\r' < "$_ls_hdr" | sed -n 's/^[Cc]ontent-[Ll]ength: *\([0-9][0-9]*\)$/\1/p' | sed -n '$p')"
+    _ls_want=$(livesquash_get sha256)
+    if [ -z "$_ls_want" ]; then
+        rm -f "$LIVESQUASH_STATE/net.sha256"
+        if livesquash_net_retry "$_ls_url.sha256" "" --fail --silent --show-error \
+            --output "$LIVESQUASH_STATE/net.sha256" "$_ls_url.sha256"; then
+            read -r _ls_want _ < "$LIVESQUASH_STATE/net.sha256"
+        elif [ "$_ls_code" = 404 ] && [ "$(livesquash_get check)" != 1 ]; then
+            warn "livesquash: no $_ls_url.sha256 on the server: the image is not checked"
+        elif [ "$_ls_code" = 404 ]; then
+            LIVESQUASH_WHY="rd.live.check: no $_ls_url.sha256 on the server to check the image with"
+            return 1
+        else
+            return 1
+        fi
+    fi
+    livesquash_net_hash "$_ls_want" || return 1
+    livesquash_set netsha "$_ls_want"
+}
+
+# the network image, downloaded (rd.live.net=download, into RAM and checked) or
+# streamed (rd.live.net=stream): state imgpath names it
+livesquash_net_image() {
+    ismounted "$LIVESQUASH_BASE" && return 0
+    if [ -z "$(livesquash_get netprobed)" ]; then
+        if ! livesquash_net_probe; then
+            livesquash_fail "cannot fetch the root image: $LIVESQUASH_WHY"
+            return 1
+        fi
+        livesquash_set netprobed 1
+    fi
+    if [ "$(livesquash_get net)" = stream ]; then
+        livesquash_net_stream
+    else
+        livesquash_net_download
+    fi
+}
+
+# rd.live.net=download: the image into a tmpfs of its size, then its sha256
+livesquash_net_download() {
+    _ls_url=$(livesquash_get url)
+    _ls_size=$(livesquash_get netsize)
+    _ls_out=$LIVESQUASH_RAM/$(livesquash_get img)
+    if ! ismounted "$LIVESQUASH_RAM"; then
+        if [ -n "$_ls_size" ]; then
+            if ! livesquash_ram_tmpfs $(((_ls_size + 1048575) / 1048576)) "it cannot be downloaded (rd.live.net=stream reads it from the server instead)" root=live:http; then
+                livesquash_fail "not enough memory to download the root image $_ls_url"
+                return 1
+            fi
+        else
+            mkdir -p "$LIVESQUASH_RAM"
+            livesquash_mount "a tmpfs on $LIVESQUASH_RAM" -t tmpfs -o mode=0755 tmpfs "$LIVESQUASH_RAM" || return 1
+        fi
+    fi
+    info "livesquash: downloading $_ls_url${_ls_size:+ ($((_ls_size / 1048576)) MiB)} to RAM"
+    _ls_t0=$(livesquash_uptime_cs)
+    if ! livesquash_net_retry "$_ls_url" "$_ls_out" --fail --continue-at - --output "$_ls_out" "$_ls_url"; then
+        livesquash_net_discard "cannot fetch the root image: $LIVESQUASH_WHY"
+        return 1
+    fi
+    _ls_t=$(($(livesquash_uptime_cs) - _ls_t0))
+    _ls_got=$(livesquash_size "$_ls_out")
+    if [ -n "$_ls_size" ] && [ "$_ls_got" != "$_ls_size" ]; then
+        livesquash_net_discard "root image $_ls_url is truncated: $_ls_got bytes arrived, the server announced $_ls_size; nothing is mounted"
+        return 1
+    fi
+    info "livesquash: downloaded $_ls_url ($((_ls_got / 1048576)).$((_ls_got * 10 / 1048576 % 10)) MiB in $((_ls_t / 100)).$((_ls_t / 10 % 10)) s)"
+    _ls_want=$(livesquash_get netsha)
+    if [ -n "$_ls_want" ]; then
+        _ls_have=$(sha256sum "$_ls_out")
+        _ls_have=${_ls_have%% *}
+        if [ "$_ls_have" != "$(echo "$_ls_want" | tr 'A-F' 'a-f')" ]; then
+            _ls_src=$_ls_url.sha256
+            [ -n "$(livesquash_get sha256)" ] && _ls_src=rd.live.sha256
+            livesquash_net_discard "root image $_ls_url is corrupt: its sha256 is $_ls_have, $_ls_src says $_ls_want; nothing is mounted"
+            return 1
+        fi
+        info "livesquash: $_ls_url: sha256 OK"
+    fi
+    livesquash_set imgpath "$_ls_out"
+}
+
+# a failed download: its partial copy freed, one message, the emergency shell
+livesquash_net_discard() {
+    rm -f "$LIVESQUASH_RAM/$(livesquash_get img)"
+    umount -n "$LIVESQUASH_RAM" 2> /dev/null
+    livesquash_fail "$1"
+}
+
+# rd.live.net=stream: the image as $LIVESQUASH_NBD, its blocks fetched with
+# HTTP range requests when read (nbdkit's curl plugin; a failed request is
+# tried again, a read never returns other bytes than the server's)
+livesquash_net_stream() {
+    _ls_url=$(livesquash_get url)
+    _ls_sock=$LIVESQUASH_STATE/nbd.sock
+    if [ -z "$(livesquash_get nbdpid)" ]; then
+        rm -f "$_ls_sock"
+        if ! nbdkit --unix "$_ls_sock" --pidfile "$LIVESQUASH_STATE/nbdkit.pid" --readonly \
+            --filter=retry-request curl "url=$_ls_url" timeout=60 \
+            retry-request-retries=10 retry-request-delay=2 2> /dev/console; then
+            livesquash_fail "cannot stream $_ls_url: nbdkit did not start"
+            return 1
+        fi
+        # (its background process writes the file once it listens)
+        _ls_i=0
+        while ! [ -s "$LIVESQUASH_STATE/nbdkit.pid" ] && [ "$_ls_i" -lt 100 ]; do
+            sleep 0.1
+            _ls_i=$((_ls_i + 1))
+        done
+        _ls_pid=
+        [ -s "$LIVESQUASH_STATE/nbdkit.pid" ] && read -r _ls_pid < "$LIVESQUASH_STATE/nbdkit.pid"
+        if [ -z "$_ls_pid" ]; then
+            livesquash_fail "cannot stream $_ls_url: nbdkit wrote no pid file within 10 s"
+            return 1
+        fi
+        livesquash_set nbdpid "$_ls_pid"
+    fi
+    if ! [ -s "/sys/block/${LIVESQUASH_NBD#/dev/}/pid" ]; then
+        if ! nbd-client -unix "$_ls_sock" "$LIVESQUASH_NBD" -readonly -block-size 4096 -timeout 120 \
+            > "$LIVESQUASH_STATE/nbd-client.out" 2>&1; then
+            livesquash_fail "cannot stream $_ls_url: nbd-client: $(sed -n '$p' "$LIVESQUASH_STATE/nbd-client.out")"
+            return 1
+        fi
+    fi
+    info "livesquash: streaming $_ls_url through $LIVESQUASH_NBD (nbdkit's curl plugin, pid $(livesquash_get nbdpid))"
+    livesquash_set imgpath "$LIVESQUASH_NBD"
+}
+
+# rd.live.net=stream, once the root is mounted: the image copied to RAM in
+# the background and checked against its sha256 (the kernel's, in
+# livesquash-loopswap); then the loop device under /run/rootfsbase reads the
+# copy and the NBD device and nbdkit are let go
+livesquash_net_background() {
+    [ "$(livesquash_get net)" = stream ] || return 0
+    [ -n "$(livesquash_get bgstarted)" ] && return 0
+    livesquash_set bgstarted 1
+    _ls_swap=/usr/lib/livesquash/loopswap
+    _ls_loop=
+    while read -r _ls_d _ls_m _; do
+        [ "$_ls_m" = "$LIVESQUASH_BASE" ] && _ls_loop=$_ls_d
+    done < /proc/mounts
+    case "$_ls_loop" in /dev/loop*) ;; *) return 0 ;; esac
+    _ls_size=$(livesquash_get netsize)
+    if [ -z "$_ls_size" ]; then
+        warn "livesquash: rd.live.net=stream: the server gives no size: the image stays on the network (no copy to RAM)"
+        return 0
+    fi
+    livesquash_ram_tmpfs $(((_ls_size + 1048575) / 1048576)) "the root stays on the network" rd.live.net=stream || return 0
+    set --
+    [ -n "$(livesquash_get netsha)" ] && set -- --sha256 "$(livesquash_get netsha)"
+    info "livesquash: copying $(livesquash_get url) ($_ls_need MiB) to RAM in the background"
+    setsid /usr/lib/livesquash/loopswap "$@" "$_ls_loop" "$LIVESQUASH_NBD" "$LIVESQUASH_RAM/$(livesquash_get img)" \
+        "$LIVESQUASH_NBD" "pid:$(livesquash_get nbdpid)" < /dev/null > /dev/null 2>&1 &
 }

@@ -27,6 +27,27 @@ installkernel() {
     return 0
 }
 
+# root=live:http(s)://, with dracut's network module in the image (dracut -m
+# "... livesquash network", as make netboot builds it): its netroot handler,
+# curl for the download, nbdkit's curl plugin and nbd-client for
+# rd.live.net=stream, the CA certificates for https
+livesquash_install_net() {
+    dracut_module_included "network" || dracut_module_included "network-legacy" || return 0
+    inst_script "$moddir/livesquash-netroot.sh" /sbin/livesquashroot
+    chmod 0755 "${initdir}/sbin/livesquashroot"
+    inst_multiple curl nbdkit nbd-client
+    # (dracut-install follows the libraries of executables only, not of a
+    # plugin: ldd lists them, all of them)
+    local _conf _so
+    _conf=$(nbdkit --dump-config 2> /dev/null)
+    for _so in "$(echo "$_conf" | sed -n 's/^plugindir=//p')/nbdkit-curl-plugin.so" \
+        "$(echo "$_conf" | sed -n 's/^filterdir=//p')/nbdkit-retry-request-filter.so"; do
+        # shellcheck disable=SC2046 # one path per word
+        inst_multiple "$_so" $(ldd "$_so" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p')
+    done
+    inst_multiple -o /etc/ssl/certs/ca-certificates.crt
+}
+
 # called by dracut
 install() {
     if dracut_module_included "systemd"; then
@@ -45,6 +66,7 @@ install() {
     else
         dwarn "livesquash: no $moddir/livesquash-loopswap (compile livesquash-loopswap.c): rd.live.ram=background will boot from the medium"
     fi
+    livesquash_install_net
     inst_hook cmdline 25 "$moddir/parse-livesquash.sh"
     inst_hook mount 20 "$moddir/mount-livesquash.sh"
 

@@ -1,11 +1,12 @@
 #!/bin/sh
 # shellcheck disable=SC1091,SC2154 # dracut provides the libs, $root and $hookdir
 # cmdline hook: root=live:CDLABEL=X | live:LABEL=X | live:UUID=X | live:PARTUUID=X
-# | live:PARTLABEL=X | live:/dev/...
+# | live:PARTLABEL=X | live:/dev/... | live:http(s)://HOST/PATH/squashfs.img
 # dracut's options: rd.live.dir= rd.live.squashimg= rd.live.check rd.live.ram
 # rd.live.overlay=DEV[:PATH] rd.live.overlay.reset rd.live.overlay.readonly
 # rd.live.overlay.size= iso-scan/filename= (rd.live.image: accepted)
 # ours: rd.live.timeout= rd.live.check.timeout= rd.live.ram=background
+# rd.live.net=download|stream rd.live.sha256= (a network image)
 
 type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
 type livesquash_get > /dev/null 2>&1 || . /lib/livesquash-lib.sh
@@ -35,9 +36,64 @@ livesquash_parse_overlay() {
         > "$hookdir/initqueue/finished/livesquash-persist.sh"
 }
 
+# livesquash_parse_net URL: root=live:http(s)://...: dracut's network module
+# brings the network up and runs /sbin/livesquashroot (netroot=livesquash:URL);
+# the mount hook then fetches the image
+livesquash_parse_net() {
+    if ! [ -x /sbin/livesquashroot ]; then
+        warn "livesquash: cannot use root=live:$1: this initramfs has no network support (make netboot builds one with dracut's network module)"
+        return 1
+    fi
+    _ls_timeout=$(getargnum 60 0 86400 rd.live.timeout=)
+    livesquash_set url "$1"
+    livesquash_set dir ''
+    livesquash_set img "${1##*/}"
+    livesquash_set timeout "$_ls_timeout"
+    livesquash_set deadline "$(livesquash_deadline "$_ls_timeout")"
+    _ls_mode=$(getarg rd.live.net=)
+    case "$_ls_mode" in
+        '' | download) livesquash_set net download ;;
+        stream) livesquash_set net stream ;;
+        *)
+            warn "livesquash: rd.live.net=$_ls_mode: want download or stream; downloading"
+            livesquash_set net download
+            ;;
+    esac
+    livesquash_set sha256 "$(getarg rd.live.sha256=)"
+    getargbool 0 rd.live.check && livesquash_set check 1
+    livesquash_set ovlsize "$(getargnum '' 1 1048576 rd.live.overlay.size=)"
+    livesquash_parse_overlay LiveOS "$_ls_timeout"
+    livesquash_retry "$_ls_timeout"
+    echo '. /lib/livesquash-lib.sh; livesquash_net_ready' \
+        > "$hookdir/initqueue/finished/livesquash-net.sh"
+    echo '. /lib/livesquash-lib.sh; livesquash_net_deadline' \
+        > "$hookdir/initqueue/livesquash-deadline.sh"
+    info "livesquash: root image at $1; waiting up to $_ls_timeout s for the network"
+    # shellcheck disable=SC2034 # read by dracut's init and its netroot
+    netroot="livesquash:$1"
+    root="livesquash:$1"
+    # shellcheck disable=SC2034 # read by dracut's init
+    rootok=1
+}
+
+# dracut's own main loop gives up after rd.retry (180) seconds:
+# keep it out of the way of a longer (or endless) rd.live.timeout.
+livesquash_retry() {
+    getarg rd.retry= > /dev/null && return 0
+    if [ "$1" -eq 0 ]; then
+        echo "rd.retry=1000000" > /etc/cmdline.d/90-livesquash-retry.conf
+    elif [ "$1" -gt 150 ]; then
+        echo "rd.retry=$(($1 + 60))" > /etc/cmdline.d/90-livesquash-retry.conf
+    fi
+}
+
 [ -z "$root" ] && root=$(getarg root=)
 
 case "$root" in
+    live:http://?* | live:https://?*)
+        livesquash_parse_net "${root#live:}"
+        unset _ls_timeout _ls_mode
+        ;;
     live:*)
         _ls_spec=${root#live:}
         if _ls_dev=$(livesquash_spec_to_dev "$_ls_spec"); then
@@ -72,15 +128,7 @@ case "$root" in
             fi
             livesquash_parse_overlay "$_ls_dir" "$_ls_timeout"
 
-            # dracut's own main loop gives up after rd.retry (180) seconds:
-            # keep it out of the way of a longer (or endless) rd.live.timeout.
-            if ! getarg rd.retry= > /dev/null; then
-                if [ "$_ls_timeout" -eq 0 ]; then
-                    echo "rd.retry=1000000" > /etc/cmdline.d/90-livesquash-retry.conf
-                elif [ "$_ls_timeout" -gt 150 ]; then
-                    echo "rd.retry=$((_ls_timeout + 60))" > /etc/cmdline.d/90-livesquash-retry.conf
-                fi
-            fi
+            livesquash_retry "$_ls_timeout"
 
             # the main loop ends when the medium is there (dracut's
             # wait_for_dev; for iso-scan the loop device of the file) ...
@@ -100,7 +148,7 @@ case "$root" in
             # shellcheck disable=SC2034 # read by dracut's init
             rootok=1
         else
-            warn "livesquash: cannot use root=$root (want live:CDLABEL=, live:LABEL=, live:UUID=, live:PARTUUID=, live:PARTLABEL= or live:/dev/...)"
+            warn "livesquash: cannot use root=$root (want live:CDLABEL=, live:LABEL=, live:UUID=, live:PARTUUID=, live:PARTLABEL=, live:/dev/... or live:http(s)://...)"
         fi
         unset _ls_spec _ls_dev _ls_dir _ls_img _ls_timeout
         ;;
