@@ -106,6 +106,19 @@ tap_guest() {
 	done <"$file"
 }
 
+# tap_waited NAME OK NOTOK: after `ls_qemu NAME ... --wait-for RE`: ok OK when the
+# console showed RE (and nothing it was to stop on), else not ok NOTOK with the
+# console's last 8 lines
+tap_waited() {
+	if ((LS_QEMU_FOUND)) && [[ -z $LS_QEMU_STOPPED ]]; then
+		tap_ok "$2"
+	else
+		local -a last=()
+		mapfile -t last < <(grep -v '^\s*$' "$LS_LOGDIR/$1/console.txt" | tail -n 8)
+		tap_notok "$3${LS_QEMU_STOPPED:+ (stopped on: $LS_QEMU_STOPPED)}" "${last[@]}"
+	fi
+}
+
 tap_summary() {
 	if ((LS_SKIP)); then
 		echo "$LS_PASS passed, $LS_FAIL failed, $LS_SKIP skipped"

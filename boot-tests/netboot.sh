@@ -22,27 +22,6 @@
 # truncated image, wrong hash (download: nothing mounted; stream: the copy is
 # refused, the loop stays on the network), rd.live.check without a .sha256.
 
-NB_PID=''
-NB_PORT=''
-# nb_server_start DIR LOG CONTROL: netserver.py serving DIR; sets NB_PORT
-nb_server_start() {
-	local i
-	rm -f "$2.port"
-	python3 "$here/netserver.py" "$1" "$2.port" "$2" --control "$3" &
-	NB_PID=$!
-	for i in $(seq 50); do
-		[[ -s $2.port ]] && break
-		sleep 0.1
-	done
-	NB_PORT=$(cat "$2.port" 2>/dev/null || :)
-	[[ -n $NB_PORT ]]
-}
-nb_server_stop() {
-	[[ -n $NB_PID ]] || return 0
-	kill "$NB_PID" 2>/dev/null || :
-	wait "$NB_PID" 2>/dev/null || :
-	NB_PID=''
-}
 
 # nb_log_has LOG TAG AWK-CONDITION WHAT: the server's log lines of one boot (those
 # after the line count in LOG.TAG.start) have a line with AWK-CONDITION
@@ -79,13 +58,8 @@ nb_bad() {
 	tap_diag "boot netboot-$tag: $LS_QEMU_SECONDS s, QEMU exit $LS_QEMU_RC"
 	local line
 	line=$(grep -m1 -oE "$want" "$dir/console.txt" || :)
-	if ((LS_QEMU_FOUND)); then
-		tap_ok "[netboot-$tag] the console says '${line:0:220}' ($LS_QEMU_SECONDS s)"
-	else
-		local -a last=()
-		mapfile -t last < <(grep -v '^\s*$' "$dir/console.txt" | tail -n 8)
-		tap_notok "[netboot-$tag] the console says /$want/ within $tmo s${LS_QEMU_STOPPED:+ (stopped on: $LS_QEMU_STOPPED)}" "${last[@]}"
-	fi
+	tap_waited "netboot-$tag" "[netboot-$tag] the console says '${line:0:220}' ($LS_QEMU_SECONDS s)" \
+		"[netboot-$tag] the console says /$want/ within $tmo s"
 	console_test "netboot-$tag"
 }
 
@@ -109,10 +83,10 @@ nb_happy() {
 		tap_test "[$t] curl showed its progress on the console" \
 			media_console_has "$t" '% Total +% Received'
 	else
-		tap_test "[$t] the initramfs streamed the image through /dev/nbd0 (kernel log)" \
-			media_kmsg "$t" "livesquash: streaming http://10\.0\.2\.2:$NB_PORT/LiveOS/squashfs\.img through /dev/nbd0"
+		tap_test "[$t] the initramfs streamed the image through /dev/nbd0, checked by dm-verity with the menu's root hash (kernel log)" \
+			media_kmsg "$t" "livesquash: streaming http://10\.0\.2\.2:$NB_PORT/LiveOS/squashfs\.img through /dev/nbd0 .*checked by dm-verity \(root hash from rd\.live\.roothash\)"
 		tap_test "[$t] the background copy was checked (sha256 OK) and the loop switched to it (console)" \
-			media_console_has "$t" 'livesquash: background copy to RAM done: /dev/nbd0 \(.*, sha256 OK\)'
+			media_console_has "$t" 'livesquash: background copy to RAM done: /dev/mapper/livesquash-net \(.*, sha256 OK\)'
 		tap_test "[$t] nbdkit read the image with HTTP range requests (server log: 206 answers)" \
 			nb_log_has "$log" "$t" '$2 == "GET" && $3 ~ /squashfs\.img$/ && $5 ~ /^206/' "a 206 answer to a GET of the image"
 	fi
@@ -130,11 +104,12 @@ suite_netboot() {
 	local log=$dir/server.log
 	: >"$log"
 	echo normal >"$NB_CONTROL"
-	if ! nb_server_start "$dir/bundle" "$log" "$NB_CONTROL"; then
+	if ! ls_netserver_start "$dir/bundle" "$log" --control "$NB_CONTROL"; then
 		tap_notok "[$p] the test HTTP server (netserver.py) starts on 127.0.0.1"
-		nb_server_stop
+		ls_netserver_stop
 		return 0
 	fi
+	NB_PORT=$LS_NETSERVER_PORT
 	local url=http://10.0.2.2:$NB_PORT
 	NB_DIR=$dir/bundle
 	# the bundle is made after the server is up: its URL has the server's port
@@ -142,13 +117,15 @@ suite_netboot() {
 	before=$(sha256sum <"$TEST_ISO")
 	tap_test "[$p] iso/mknetboot --url $url makes the bundle of the test ISO" \
 		bash "$TOP/iso/mknetboot" --force --url "$url" "$TEST_ISO" "$BUILD/initramfs-net/initrd.img" "$NB_DIR" || {
-		nb_server_stop
+		ls_netserver_stop
 		return 0
 	}
-	tap_test "[$p] the bundle has the kernel, initramfs, image + sha256, GRUB's PXE images and both iPXE scripts" \
+	tap_test "[$p] the bundle has the kernel, initramfs, image + sha256 + hash tree + root hash, GRUB's PXE images and both iPXE scripts" \
 		nb_bundle_files "$NB_DIR"
 	tap_test "[$p] the image's sha256 in the bundle is right (sha256sum -c)" \
 		bash -c 'cd "$1/LiveOS" && sha256sum -c squashfs.img.sha256' _ "$NB_DIR"
+	tap_test "[$p] the image's hash tree and root hash in the bundle are right (veritysetup verify)" \
+		bash -c 'cd "$1/LiveOS" && veritysetup verify squashfs.img squashfs.img.verity "$(cat squashfs.img.roothash)"' _ "$NB_DIR"
 	tap_test "[$p] mknetboot left its input ISO as it was (sha256 before and after)" \
 		test "$before" = "$(sha256sum <"$TEST_ISO")"
 
@@ -205,10 +182,24 @@ suite_netboot() {
 	# copy is refused and the loop device stays on the network
 	nb_boot_mark "$log" netboot-stream-badhash badhash
 	NB_STOP='livesquash: background copy to RAM done'
-	nb_bad stream-badhash "livesquash: the copy of /dev/nbd0 is corrupt: its sha256 is [0-9a-f]{64}, not 0{64}; the root stays on /dev/nbd0" \
+	nb_bad stream-badhash "livesquash: the copy of /dev/mapper/livesquash-net is corrupt: its sha256 is [0-9a-f]{64}, not 0{64}; the root stays on /dev/mapper/livesquash-net" \
 		"root=live:$img rd.live.net=stream"
 	NB_STOP='Switching root'
-	nb_server_stop
+	# stream mode, its reads checked by dm-verity (the root hash from the server):
+	# an image with one byte changed in its first block, a hash tree with one byte
+	# changed: refused before anything is mounted
+	nb_boot_mark "$log" netboot-stream-flipped flipped
+	nb_bad stream-flipped "livesquash: cannot stream $re: dm-verity finds its first block wrong .*; nothing is mounted" \
+		"root=live:$img rd.live.net=stream"
+	nb_boot_mark "$log" netboot-stream-badtree badtree
+	nb_bad stream-badtree "livesquash: cannot stream $re: (dm-verity finds its first block wrong|veritysetup refuses its hash tree).*; nothing is mounted" \
+		"root=live:$img rd.live.net=stream"
+	for t in stream-flipped stream-badtree; do
+		tap_test "[netboot-$t] nothing was mounted from the image, no switch_root" nb_nothing_mounted "$t"
+		tap_test "[netboot-$t] the kernel's dm-verity names the bad block" \
+			grep -m1 'device-mapper: verity: .*is corrupted' "$LS_LOGDIR/netboot-$t/console.txt"
+	done
+	ls_netserver_stop
 }
 
 # nb_resumed LOG TAG: the server's log has a GET of the image from a later offset
@@ -221,10 +212,12 @@ nb_resumed() {
 # nb_bundle_files DIR: what mknetboot promises is in DIR
 nb_bundle_files() {
 	local f rc=0
-	for f in vmlinuz initrd.img LiveOS/squashfs.img LiveOS/squashfs.img.sha256 boot/grub/grub.cfg \
+	for f in vmlinuz initrd.img LiveOS/squashfs.img LiveOS/squashfs.img.sha256 LiveOS/squashfs.img.verity \
+		LiveOS/squashfs.img.roothash boot/grub/grub.cfg \
 		boot/grub/i386-pc/core.0 boot/grub/x86_64-efi/core.efi boot.ipxe boot-stream.ipxe; do
 		[[ -s $1/$f ]] || { echo "missing: $f"; rc=1; }
 	done
-	grep -q 'rd.live.net=stream' "$1/boot-stream.ipxe" || { echo "boot-stream.ipxe has no rd.live.net=stream"; rc=1; }
+	grep -q "rd.live.net=stream rd.live.roothash=$(cat "$1/LiveOS/squashfs.img.roothash")" "$1/boot-stream.ipxe" ||
+		{ echo "boot-stream.ipxe has no rd.live.net=stream with the image's root hash"; rc=1; }
 	return "$rc"
 }

@@ -14,6 +14,8 @@ serves for LiveOS/*.img (the root image) and its .sha256, to test the bad cases:
   truncated   the image without its second half (the .sha256 is the whole's)
   badhash     the .sha256 names another sha256
   nosha       the .sha256: 404
+  flipped     the image with one byte changed (at 2000, in its first 4 KiB block)
+  badtree     its dm-verity hash tree (.verity) with one byte of a hash changed
   drop:N      every connection is closed after N bytes of image data
               (mid-response; a client resumes or asks again)
 --rate caps the root image's data at BYTES_PER_S per connection (a slow server).
@@ -89,6 +91,10 @@ class Handler(BaseHTTPRequestHandler):
                 return None
             if mode == "truncated":
                 return data[: len(data) // 2]
+            if mode == "flipped":
+                return data[:2000] + bytes([data[2000] ^ 0xFF]) + data[2001:]
+        if is_image(path[:-7]) and path.endswith(".verity") and mode == "badtree":
+            return data[:4100] + bytes([data[4100] ^ 0xFF]) + data[4101:]
         if is_image(path[:-7]) and path.endswith(".sha256"):
             if mode == "nosha":
                 return None
@@ -168,7 +174,7 @@ class Handler(BaseHTTPRequestHandler):
         self.record(status, sent, rng)
 
 
-MODES = r"normal|404|truncated|badhash|nosha|drop:\d+"
+MODES = r"normal|404|truncated|badhash|nosha|flipped|badtree|drop:\d+"
 
 
 class Server(ThreadingHTTPServer):

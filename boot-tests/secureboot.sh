@@ -205,13 +205,8 @@ suite_secureboot() {
 		tap_diag "boot $name: $LS_QEMU_SECONDS s, QEMU exit $LS_QEMU_RC"
 		local line
 		line=$(grep -m1 -oE ".{0,40}($re).{0,20}" "$LS_LOGDIR/$name/console.txt" || true)
-		if ((LS_QEMU_FOUND)) && [[ -z $LS_QEMU_STOPPED ]]; then
-			tap_ok "[$name] refused with Secure Boot on: the console says '$line', no kernel started"
-		else
-			local -a last=()
-			mapfile -t last < <(grep -v '^\s*$' "$LS_LOGDIR/$name/console.txt" | tail -n 8)
-			tap_notok "[$name] refused with Secure Boot on: the console says /$re/, no kernel started (stopped: '${LS_QEMU_STOPPED:-}')" "${last[@]}"
-		fi
+		tap_waited "$name" "[$name] refused with Secure Boot on: the console says '$line', no kernel started" \
+			"[$name] refused with Secure Boot on: the console says /$re/, no kernel started"
 		console_test "$name"
 	done
 }

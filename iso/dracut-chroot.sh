@@ -12,9 +12,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # dracut and what 90livesquash's install() takes from the tree it runs in
 # (blkid losetup stat dd sha256sum timeout: util-linux, mount, coreutils;
 # checkisomd5; busybox for the halt wrappers); zstd for --zstd; for a network
-# image (make netboot): curl, nbdkit (its curl plugin) and nbd-client, the CA
+# image (make netboot): curl, nbdkit (its curl plugin), nbd-client and veritysetup, the CA
 # certificates for https; iproute2, arping, pgrep for its network-legacy module
-INCLUDE=dracut-core,dracut-live,dracut-squash,dracut-network,busybox,isomd5sum,zstd,util-linux,mount,udev,kmod,curl,nbdkit,nbd-client,ca-certificates,iproute2,iputils-arping,procps
+INCLUDE=dracut-core,dracut-live,dracut-squash,dracut-network,busybox,isomd5sum,zstd,util-linux,mount,udev,kmod,curl,nbdkit,nbd-client,ca-certificates,iproute2,iputils-arping,procps,cryptsetup-bin
 
 stamp=$dir.stamp
 want=$(cat "$here/dracut-chroot.sh" "$here/debootstrap.sh" | sha256sum | cut -c1-16)

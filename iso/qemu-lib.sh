@@ -349,6 +349,30 @@ ls_qemu() {
 	return 0
 }
 
+# ls_netserver_start DIR LOG [ARG...]: boot-tests/netserver.py serving DIR on
+# 127.0.0.1 (QEMU's user network: 10.0.2.2), its requests in LOG, ARGs its
+# options (--control, --link ...); sets LS_NETSERVER_PORT once it listens;
+# ls_netserver_stop ends it
+LS_NETSERVER_PID=""
+ls_netserver_start() {
+	local dir=$1 log=$2 i
+	shift 2
+	rm -f "$log.port"
+	python3 "$LS_QEMU_HERE/../boot-tests/netserver.py" "$dir" "$log.port" "$log" "$@" &
+	LS_NETSERVER_PID=$!
+	for i in $(seq 50); do
+		[[ -s $log.port ]] && break
+		sleep 0.1
+	done
+	LS_NETSERVER_PORT=$(cat "$log.port" 2>/dev/null) || return 1
+}
+ls_netserver_stop() {
+	[[ -n $LS_NETSERVER_PID ]] || return 0
+	kill "$LS_NETSERVER_PID" 2>/dev/null || :
+	wait "$LS_NETSERVER_PID" 2>/dev/null || :
+	LS_NETSERVER_PID=""
+}
+
 # ls_medium_start MODEL ISO SOCKET LOG: (for ls_qemu --medium) iso/medium.py serving
 # ISO on SOCKET, once the socket is there; ls_medium_stop ends it (its totals go to LOG)
 LS_MEDIUM_PID=""

@@ -15,8 +15,9 @@
 #             rd.live.overlay.size= (MiB)
 #   ovl ovlreset ovlro  rd.live.overlay= and its .reset/.readonly (1)
 #   imgpath   the image the root is mounted from (on the medium, or its RAM copy)
-#   url net sha256  root=live:http(s)://URL, rd.live.net= (download or stream),
-#             rd.live.sha256=; netif the interface dracut's network brought up
+#   url net sha256 roothash  root=live:http(s)://URL, rd.live.net= (download or
+#             stream), rd.live.sha256=, rd.live.roothash=; netif the interface
+#             dracut's network brought up
 
 LIVESQUASH_STATE=/tmp/livesquash
 LIVESQUASH_LIVE=/run/initramfs/live
@@ -28,8 +29,11 @@ LIVESQUASH_OVERLAY=/run/overlayfs
 # MiB of MemAvailable that rd.live.ram leaves free besides the image's copy
 LIVESQUASH_RAM_RESERVE=256
 # rd.live.net=stream: the network image as a block device (nbdkit's curl
-# plugin on a local socket)
+# plugin on a local socket), checked block by block by dm-verity (its hash
+# tree in a file of /run, looped)
 LIVESQUASH_NBD=/dev/nbd0
+LIVESQUASH_VERITY=livesquash-net
+LIVESQUASH_TREE=/run/initramfs/livesquash-net.verity
 
 livesquash_get() {
     _ls_v=
@@ -763,8 +767,78 @@ livesquash_net_stream() {
             return 1
         fi
     fi
-    info "livesquash: streaming $_ls_url through $LIVESQUASH_NBD (nbdkit's curl plugin, pid $(livesquash_get nbdpid))"
-    livesquash_set imgpath "$LIVESQUASH_NBD"
+    livesquash_net_verity || return 1
+    info "livesquash: streaming $_ls_url through $LIVESQUASH_NBD (nbdkit's curl plugin, pid $(livesquash_get nbdpid))$(livesquash_get verityinfo)"
+}
+
+# livesquash_net_fetch URL FILE: a small file of the server's into FILE
+livesquash_net_fetch() {
+    rm -f "$2"
+    livesquash_net_retry "$1" "" --fail --silent --show-error --output "$2" "$1"
+}
+
+# rd.live.net=stream with the image's hash tree on the server (URL.verity, made
+# by veritysetup format: iso/mknetboot) and its root hash (rd.live.roothash=,
+# else URL.roothash): dm-verity over the NBD device, so that a block whose hash
+# is wrong reads as an I/O error, never as other bytes. Without URL.verity
+# (and with neither rd.live.roothash nor rd.live.check) the reads are not
+# checked until the copy in RAM is whole, after one warning. Sets imgpath.
+livesquash_net_verity() {
+    _ls_url=$(livesquash_get url)
+    _ls_vdev=/dev/mapper/$LIVESQUASH_VERITY
+    if [ -b "$_ls_vdev" ]; then
+        livesquash_set imgpath "$_ls_vdev"
+        return 0
+    fi
+    _ls_root=$(livesquash_get roothash)
+    mkdir -p "${LIVESQUASH_TREE%/*}"
+    if ! livesquash_net_fetch "$_ls_url.verity" "$LIVESQUASH_TREE"; then
+        if [ "$_ls_code" = 404 ] && [ -z "$_ls_root" ] && [ "$(livesquash_get check)" != 1 ]; then
+            warn "livesquash: no $_ls_url.verity on the server: the streamed blocks are not checked until the copy in RAM is whole"
+            livesquash_set imgpath "$LIVESQUASH_NBD"
+            return 0
+        fi
+        [ "$_ls_code" = 404 ] && LIVESQUASH_WHY="no $_ls_url.verity on the server ($([ -n "$_ls_root" ] && echo rd.live.roothash || echo rd.live.check) asks for checked reads)"
+        livesquash_fail "cannot stream $_ls_url: $LIVESQUASH_WHY"
+        return 1
+    fi
+    _ls_rsrc=rd.live.roothash
+    if [ -z "$_ls_root" ]; then
+        _ls_rsrc=$_ls_url.roothash
+        if ! livesquash_net_fetch "$_ls_url.roothash" "$LIVESQUASH_STATE/roothash"; then
+            livesquash_fail "cannot stream $_ls_url: $LIVESQUASH_WHY"
+            return 1
+        fi
+        read -r _ls_root _ < "$LIVESQUASH_STATE/roothash"
+    fi
+    case "$_ls_root" in
+        *[!0-9a-fA-F]* | '')
+            livesquash_fail "cannot stream $_ls_url: the root hash from $_ls_rsrc is not hex digits: '$_ls_root'"
+            return 1
+            ;;
+    esac
+    if ! _ls_hloop=$(losetup -r -f --show "$LIVESQUASH_TREE"); then
+        livesquash_fail "cannot stream $_ls_url: no loop device for its hash tree"
+        return 1
+    fi
+    livesquash_set hashloop "$_ls_hloop"
+    # (no udev rules for device-mapper here: libdevmapper makes the node itself)
+    mkdir -p /run/cryptsetup
+    if ! DM_DISABLE_UDEV=1 veritysetup open "$LIVESQUASH_NBD" "$LIVESQUASH_VERITY" "$_ls_hloop" "$_ls_root" \
+        > "$LIVESQUASH_STATE/verity.err" 2>&1; then
+        losetup -d "$_ls_hloop"
+        livesquash_fail "cannot stream $_ls_url: veritysetup refuses its hash tree ($_ls_url.verity) with the root hash from $_ls_rsrc: $(sed -n '$p' "$LIVESQUASH_STATE/verity.err"); nothing is mounted"
+        return 1
+    fi
+    # the first block (the superblock): dm-verity checks it against the root hash
+    if ! dd if="$_ls_vdev" of=/dev/null bs=4096 count=1 2> /dev/null; then
+        DM_DISABLE_UDEV=1 veritysetup close "$LIVESQUASH_VERITY" 2> /dev/null
+        losetup -d "$_ls_hloop"
+        livesquash_fail "cannot stream $_ls_url: dm-verity finds its first block wrong (the image or its hash tree is not what the root hash from $_ls_rsrc says); nothing is mounted"
+        return 1
+    fi
+    livesquash_set verityinfo ", checked by dm-verity (root hash from $_ls_rsrc)"
+    livesquash_set imgpath "$_ls_vdev"
 }
 
 # rd.live.net=stream, once the root is mounted: the image copied to RAM in
@@ -789,7 +863,12 @@ livesquash_net_background() {
     livesquash_ram_tmpfs $(((_ls_size + 1048575) / 1048576)) "the root stays on the network" rd.live.net=stream || return 0
     set --
     [ -n "$(livesquash_get netsha)" ] && set -- --sha256 "$(livesquash_get netsha)"
+    _ls_src=$(livesquash_get imgpath)
+    set -- "$@" "$_ls_loop" "$_ls_src" "$LIVESQUASH_RAM/$(livesquash_get img)"
+    # let go, in this order: the verity device, its hash tree, the NBD device, nbdkit
+    [ "$_ls_src" = "$LIVESQUASH_NBD" ] \
+        || set -- "$@" "dm:$LIVESQUASH_VERITY" "$(livesquash_get hashloop)" "rm:$LIVESQUASH_TREE"
     info "livesquash: copying $(livesquash_get url) ($_ls_need MiB) to RAM in the background"
-    setsid /usr/lib/livesquash/loopswap "$@" "$_ls_loop" "$LIVESQUASH_NBD" "$LIVESQUASH_RAM/$(livesquash_get img)" \
-        "$LIVESQUASH_NBD" "pid:$(livesquash_get nbdpid)" < /dev/null > /dev/null 2>&1 &
+    setsid /usr/lib/livesquash/loopswap "$@" "$LIVESQUASH_NBD" "pid:$(livesquash_get nbdpid)" \
+        < /dev/null > /dev/null 2>&1 &
 }

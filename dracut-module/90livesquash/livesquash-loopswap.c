@@ -14,7 +14,8 @@
  *   file's loop) is detached (by the kernel once its last user is gone); a
  *   /dev/srN gets its tray unlocked (udev's cdrom_id locks it; without udev
  *   running the eject button would do nothing); a /dev/nbdN is disconnected;
- *   pid:N (the NBD server) is sent SIGTERM. Reports to the kernel log
+ *   dm:NAME (the verity device over it) is removed; pid:N (the NBD server) is
+ *   sent SIGTERM; rm:PATH is deleted (the hash tree). Reports to the kernel log
  *   (/dev/kmsg). Exit status 0 when the loop runs from DST.
  *   The copy may outlast switch_root, after which this process's root is the
  *   emptied initramfs: every file and device is opened at the start, and paths
@@ -27,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/cdrom.h>
+#include <linux/dm-ioctl.h>
 #include <linux/fs.h>
 #include <linux/if_alg.h>
 #include <linux/loop.h>
@@ -47,6 +49,7 @@
 
 static int kmsg_fd = -1;	/* /dev/kmsg, opened at the start */
 static int proc_fd = -1;	/* /proc, opened at the start */
+static int dm_fd = -1;		/* /dev/mapper/control, when there is a dm: item */
 
 static void say(const char *fmt, ...)
 {
@@ -175,6 +178,13 @@ static void item_open(struct item *it, const char *arg)
 {
 	it->arg = arg;
 	it->fd = -1;
+	if (!strncmp(arg, "dm:", 3)) {
+		if (dm_fd < 0)
+			dm_fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+		if (dm_fd < 0)
+			say("cannot open /dev/mapper/control: %s\n", strerror(errno));
+		return;
+	}
 	if (!strncmp(arg, "/dev/sr", 7))
 		it->fd = open(arg, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	else if (!strncmp(arg, "/dev/", 5))
@@ -185,11 +195,41 @@ static void item_open(struct item *it, const char *arg)
 		say("cannot open %s: %s\n", arg, strerror(errno));
 }
 
+/* remove the device-mapper device name; 0 or -1 */
+static int dm_remove(const char *name)
+{
+	struct dm_ioctl io = {
+		.version = { DM_VERSION_MAJOR, 0, 0 },
+		.data_size = sizeof(io),
+		.data_start = sizeof(io),
+	};
+
+	snprintf(io.name, sizeof(io.name), "%s", name);
+	return ioctl(dm_fd, DM_DEV_REMOVE, &io);
+}
+
 static void release(struct item *it)
 {
 	const char *a = it->arg;
-	char alt[4096];
+	char alt[4096], node[160];
 
+	if (!strncmp(a, "dm:", 3)) {
+		if (dm_fd < 0)
+			return;
+		if (dm_remove(a + 3)) {
+			say("cannot remove %s: %s\n", a, strerror(errno));
+			return;
+		}
+		/* the node libdevmapper made (there was no udev rule to) */
+		snprintf(node, sizeof(node), "/dev/mapper/%s", a + 3);
+		unlink(reach(node, alt, sizeof(alt)));
+		return;
+	}
+	if (!strncmp(a, "rm:", 3)) {
+		if (unlink(reach(a + 3, alt, sizeof(alt))))
+			say("cannot remove %s: %s\n", a + 3, strerror(errno));
+		return;
+	}
 	if (!strncmp(a, "pid:", 4)) {
 		pid_t pid = atoi(a + 4);
 
@@ -265,8 +305,8 @@ static void discard(int out, const char *dst)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: livesquash-loopswap [--sha256 HEX] LOOPDEV SRC DST [MOUNTPOINT|/dev/loopN|/dev/srN|/dev/nbdN|pid:N...]\n"
-		"       livesquash-loopswap --release MOUNTPOINT|/dev/loopN|/dev/srN|/dev/nbdN|pid:N...\n");
+	fprintf(stderr, "usage: livesquash-loopswap [--sha256 HEX] LOOPDEV SRC DST [MOUNTPOINT|/dev/loopN|/dev/srN|/dev/nbdN|dm:NAME|pid:N|rm:PATH...]\n"
+		"       livesquash-loopswap --release MOUNTPOINT|/dev/loopN|/dev/srN|/dev/nbdN|dm:NAME|pid:N|rm:PATH...\n");
 	return 2;
 }
 

@@ -29,13 +29,13 @@ installkernel() {
 
 # root=live:http(s)://, with dracut's network module in the image (dracut -m
 # "... livesquash network", as make netboot builds it): its netroot handler,
-# curl for the download, nbdkit's curl plugin and nbd-client for
-# rd.live.net=stream, the CA certificates for https
+# curl for the download, nbdkit's curl plugin, nbd-client and veritysetup
+# (dm-verity) for rd.live.net=stream, the CA certificates for https
 livesquash_install_net() {
     dracut_module_included "network" || dracut_module_included "network-legacy" || return 0
     inst_script "$moddir/livesquash-netroot.sh" /sbin/livesquashroot
     chmod 0755 "${initdir}/sbin/livesquashroot"
-    inst_multiple curl nbdkit nbd-client
+    inst_multiple curl nbdkit nbd-client veritysetup
     # (dracut-install follows the libraries of executables only, not of a
     # plugin: ldd lists them, all of them)
     local _conf _so

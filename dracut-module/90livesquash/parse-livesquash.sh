@@ -6,7 +6,7 @@
 # rd.live.overlay=DEV[:PATH] rd.live.overlay.reset rd.live.overlay.readonly
 # rd.live.overlay.size= iso-scan/filename= (rd.live.image: accepted)
 # ours: rd.live.timeout= rd.live.check.timeout= rd.live.ram=background
-# rd.live.net=download|stream rd.live.sha256= (a network image)
+# rd.live.net=download|stream rd.live.sha256= rd.live.roothash= (a network image)
 
 type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
 type livesquash_get > /dev/null 2>&1 || . /lib/livesquash-lib.sh
@@ -60,6 +60,7 @@ livesquash_parse_net() {
             ;;
     esac
     livesquash_set sha256 "$(getarg rd.live.sha256=)"
+    livesquash_set roothash "$(getarg rd.live.roothash=)"
     getargbool 0 rd.live.check && livesquash_set check 1
     livesquash_set ovlsize "$(getargnum '' 1 1048576 rd.live.overlay.size=)"
     livesquash_parse_overlay LiveOS "$_ls_timeout"
