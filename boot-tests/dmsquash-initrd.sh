@@ -1,5 +1,5 @@
 #!/bin/bash
-# boot-tests/dmsquash-initrd.sh [--dracut106] CACHE-DIR [KVER]: print the path of an initrd whose
+# boot-tests/dmsquash-initrd.sh [--dracut106|--livenet] CACHE-DIR [KVER]: print the path of an initrd whose
 # live module is dracut's own dmsquash-live (Fedora's live boot logic: root=live:,
 # rd.live.check with checkisomd5, rd.live.overlay.overlayfs=1), without systemd, zstd.
 # Without KVER it has no kernel modules (our kernel has everything built in): the
@@ -13,23 +13,25 @@
 # of dracut's version, the module's files, checkisomd5's presence and KVER.
 # --dracut106 (no KVER): Debian 13's dracut-ng instead of the host's 059, made by
 # iso/mkinitramfs.sh in its trixie tree; its dmsquash-live also boots EROFS roots.
+# --livenet (implies --dracut106): also dracut's livenet and network modules, for
+# root=live:http://... (bench-live's network peer).
 set -euo pipefail
 
-d106=
-if [[ ${1:-} == --dracut106 ]]; then
-	d106=1
-	shift
-fi
-cache=${1:?usage: dmsquash-initrd.sh [--dracut106] CACHE-DIR [KVER]}
+d106='' mods106="base udev-rules dmsquash-live" name106=initrd-dmsquash
+case ${1:-} in
+--dracut106) d106=1 && shift ;;
+--livenet) d106=1 mods106="$mods106 livenet network" name106=initrd-livenet && shift ;;
+esac
+cache=${1:?usage: dmsquash-initrd.sh [--dracut106|--livenet] CACHE-DIR [KVER]}
 kver=${2:-}
 if [[ -n $d106 ]]; then
 	[[ -z $kver ]] || { echo "dmsquash-initrd: --dracut106 is for our kernel only (no KVER)" >&2; exit 1; }
-	out=$cache/dracut106/initrd-dmsquash.img
+	out=$cache/dracut106/$name106.img
 	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	mkdir -p "$cache/dracut106"
-	DRACUT=106 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1767225600} MODULES="base udev-rules dmsquash-live" \
-		bash "$here/../iso/mkinitramfs.sh" "$out" - >"$cache/dracut106/build.log" 2>&1 || {
-		echo "dmsquash-initrd: dracut 106 failed: $(tail -n 5 "$cache/dracut106/build.log" | tr '\n' '|')" >&2
+	DRACUT=106 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1767225600} MODULES="$mods106" \
+		bash "$here/../iso/mkinitramfs.sh" "$out" - >"$cache/dracut106/$name106.log" 2>&1 || {
+		echo "dmsquash-initrd: dracut 106 failed: $(tail -n 5 "$cache/dracut106/$name106.log" | tr '\n' '|')" >&2
 		exit 1
 	}
 	echo "$out"

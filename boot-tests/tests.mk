@@ -29,7 +29,7 @@ BENCH_TIMEOUT ?= 5400## bench: seconds the benchmark boot may take
 BENCH_CLOCK ?= tsc## bench: the guest's clock, tsc (as on hardware) or hpet (tsc=unstable: immune to a host TSC jump, but each kernel clock read is an emulated MMIO read)
 BENCH_LIVE ?= no## bench: yes = `make bench` also runs bench-live at the end (adds ~10 min under TCG)
 BENCH_LIVE_ROUNDS ?= 2## bench-live: boots of each variant on each medium (alternating variants)
-BENCH_LIVE_MEDIA ?= dvd usb## bench-live: the media booted from: dvd (10 MB/s, 100 ms seeks), usb (USB 2.0 stick, 30 MB/s), cd (the ISO file as it is)
+BENCH_LIVE_MEDIA ?= dvd usb net100 net1000## bench-live: the media booted from: dvd (10 MB/s, 100 ms seeks), usb (USB 2.0 stick, 30 MB/s), cd (the ISO file as it is), net100 and net1000 (the network image over a 100 Mbit/s or 1 Gbit/s link: download, stream and dmsquash-live's livenet)
 BENCH_LIVE_VARIANTS ?= ours plain dracut debian## bench-live: ours (the ISO as make iso makes it), plain (its image repacked in mksquashfs's own order), dracut (our kernel, dmsquash-live), debian (Debian's kernel and stock squashfs.ko, dmsquash-live)
 BENCH_LIVE_SCALE ?= 1## bench-live: the medium's costs times this (the guest's CPU slowdown under TCG, which the run prints, restores real proportions)
 BENCH_LIVE_MODES ?= no## bench-live: yes = also our boot modes rd.live.ram, rd.live.ram=background and persistence, each against ours from the CD
@@ -106,6 +106,6 @@ bench-table: deps module module-6.12 kernel-tree-6.12 ## the bench against today
 bench-smoke: deps $(DEB_MODULE) ## the benchmark in smoke mode (tiny data, 1 round, ~1 min): TAP checks that every part of it works
 	@bash $(TOP)/boot-tests/bench/bench.sh smoke
 
-bench-live: deps ## live boot of the Debian ISO from a DVD and a USB stick as slow as real ones: time to a login prompt, ours (boot-ordered as shipped, and plain) vs dmsquash-live on our kernel and on Debian's (build/bench/run-live/)
+bench-live: deps $(if $(findstring net,$(BENCH_LIVE_MEDIA)),initramfs-net) ## live boot of the Debian ISO from a DVD and a USB stick as slow as real ones, and over a 100 Mbit/s and 1 Gbit/s network: time to a login prompt, ours (boot-ordered as shipped, and plain; download and stream) vs dmsquash-live (livenet) on our kernel and on Debian's (build/bench/run-live/)
 	@[ -f "$(BUILD)/livesquash-debian.iso" ] || $(MAKE) --no-print-directory iso ROOTFS=debian
 	@bash $(TOP)/boot-tests/bench/liveboot.sh

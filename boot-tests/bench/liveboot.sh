@@ -38,6 +38,16 @@
 # ram-bg (rd.live.ram=background: copied behind the boot; its copy time from the
 # kernel log is printed too) and persist (rd.live.overlay=LABEL=LSPERSIST on an empty
 # ext4 virtio disk).
+# The network media net100 and net1000 (in BENCH_LIVE_MEDIA by default): the image over
+# QEMU's user network from boot-tests/netserver.py on 127.0.0.1, all its connections
+# sharing one link of 100 Mbit/s or 1 Gbit/s (--link; divided by BENCH_LIVE_SCALE), the
+# image the test ISO's (its network bundle by iso/mknetboot); there the variants are
+#   ours     root=live:http://... with our network initramfs (make initramfs-net),
+#            download mode: the image into RAM, checked, then mounted
+#   stream   the same with rd.live.net=stream: mounted at once over NBD, copied behind
+#   dracut   dracut 106's dmsquash-live with its livenet module (downloads it too)
+# and "load" is the link's time for the kernel and initrd (a network boot loader
+# fetches them over the same link).
 # Output: a table, build/bench/run-live/live.{tsv,json}, logs per boot
 # (MEDIUM-VARIANT-ROUND.*: console, out, medium.log: every read of the medium and its cost).
 # Environment: LIVE_ISO (default build/livesquash-debian.iso), BENCH_LIVE_MEDIA
@@ -60,7 +70,7 @@ ROUNDS=${BENCH_LIVE_ROUNDS:-2}
 MEM=${BENCH_LIVE_MEM:-1024}
 SMP=${BENCH_LIVE_SMP:-2}
 TMO=${BENCH_LIVE_TIMEOUT:-1200}
-read -ra media <<<"${BENCH_LIVE_MEDIA:-dvd usb}"
+read -ra media <<<"${BENCH_LIVE_MEDIA:-dvd usb net100 net1000}"
 read -ra variants <<<"${BENCH_LIVE_VARIANTS:-ours plain dracut debian}"
 # the medium's costs times BENCH_LIVE_SCALE (see iso/medium.py): 1, or the TCG slowdown
 SCALE=${BENCH_LIVE_SCALE:-1}
@@ -76,7 +86,7 @@ die() {
 }
 [[ -f $ISO ]] || die "no $ISO: run 'make iso ROOTFS=debian'"
 for m in "${media[@]}"; do
-	[[ $m =~ ^(cd|dvd|usb)$ ]] || die "BENCH_LIVE_MEDIA: cd, dvd or usb (got '$m')"
+	[[ $m =~ ^(cd|dvd|usb|net100|net1000)$ ]] || die "BENCH_LIVE_MEDIA: cd, dvd, usb, net100 or net1000 (got '$m')"
 done
 for v in "${variants[@]}"; do
 	[[ $v =~ ^(ours|plain|dracut|debian)$ ]] || die "BENCH_LIVE_VARIANTS: ours plain dracut debian (got '$v')"
@@ -86,6 +96,11 @@ if [[ ${BENCH_LIVE_MODES:-no} == yes ]]; then
 	[[ " ${media[*]} " == *" cd "* ]] || media+=(cd)
 fi
 has() { [[ " ${variants[*]} " == *" $1 "* ]]; }
+net=''
+[[ " ${media[*]} " == *" net"* ]] && net=1
+if [[ -n $net ]] && has ours; then
+	variants+=(stream)
+fi
 accel=$(ls_accel)
 
 # the ISO with the test hook (the product has none), its kernel, initrd and command line
@@ -119,6 +134,19 @@ if has debian; then
 	[[ -n $dkver && -f /boot/vmlinuz-$dkver ]] || die "no Debian kernel here (linux-image-amd64: make deps)"
 	peerb=$(bash "$TOP/boot-tests/dmsquash-initrd.sh" "$C" "$dkver") || die "no dmsquash-live initrd for $dkver"
 fi
+
+# the network media: the test ISO's bundle, our network initramfs, dmsquash-live's
+# livenet initrd
+NETINITRD=$BUILD/initramfs-net/initrd.img livenet=''
+if [[ -n $net ]]; then
+	[[ -f $NETINITRD ]] || die "no $NETINITRD: run 'make initramfs-net'"
+	bash "$TOP/iso/mknetboot" --force "$TEST" "$NETINITRD" "$R/netboot" >"$R/mknetboot.log" 2>&1 ||
+		die "iso/mknetboot failed: $(tail -n 2 "$R/mknetboot.log")"
+	if has dracut; then
+		livenet=$(bash "$TOP/boot-tests/dmsquash-initrd.sh" --livenet "$C") || die "no livenet initrd"
+	fi
+fi
+trap ls_netserver_stop EXIT
 
 cat >"$R/autorun" <<'EOF'
 #!/bin/sh
@@ -179,14 +207,34 @@ boot() {
 	case $m in
 	dvd) medium+=(--medium "dvd$SCALE") ;;
 	usb) medium+=(--usb --medium "usb$SCALE") ;;
+	net*)
+		# the link's bytes a second, the image's URL on it, each variant's initrd
+		local rate
+		rate=$(awk -v b="${m#net}" -v s="${SCALE#x}" 'BEGIN { if (s == "") s = 1; printf "%d", b * 125000 / s }')
+		# the bundle's server, one link of that speed for all its connections
+		ls_netserver_start "$R/netboot" "$base.net.log" --link "$rate" || return 1
+		append="root=live:http://10.0.2.2:$LS_NETSERVER_PORT/LiveOS/squashfs.img ip=dhcp"
+		local w
+		for w in $cmdline; do
+			[[ $w == root=* ]] || append+=" $w"
+		done
+		case $v in
+		ours) initrd=$NETINITRD ;;
+		stream) initrd=$NETINITRD append+=" rd.live.net=stream" ;;
+		dracut) initrd=$livenet ;;
+		esac
+		medium=(-- -netdev "user,id=n0" -device "virtio-net-pci,netdev=n0")
+		load=$(awk -v a="$(stat -c %s "$kernel")" -v b="$(stat -c %s "$initrd")" -v r="$rate" 'BEGIN { printf "%.1f", (a + b) / r }')
+		;;
 	esac
-	if [[ $m != cd ]]; then
+	if [[ $m == dvd || $m == usb ]]; then
 		load=$(python3 "$TOP/iso/medium.py" --load "$m$SCALE" "$kernel" "$initrd") || return 1
 	fi
 	[[ ${#disk[@]} -eq 0 ]] || disk=(-- "${disk[@]}")
 	ls_qemu "$m-$v-$r" "$TMO" --files "$base" --mem "$MEM" --smp "$SMP" \
 		--kernel "$kernel" --initrd "$initrd" --append "$append panic=-1" \
 		--autorun "$R/autorun" --mark '^@@ READY' --mark-console 'login: ' "${medium[@]}" "${disk[@]}" >&2
+	ls_netserver_stop
 	[[ -n $LS_QEMU_MARK ]] || return 1
 	echo "${LS_QEMU_MARK_CONSOLE:--} $LS_QEMU_MARK $(grep -a -m1 '^@@ READY' "$base.out" | sed 's/.*uptime=\([0-9.]*\).*/\1/') $load"
 }
@@ -203,8 +251,14 @@ fails=0
 for r in $(seq 1 "$ROUNDS"); do
 	for m in "${media[@]}"; do
 		for v in "${variants[@]}"; do
-			# the boot modes only from the CD image
+			# the boot modes only from the CD image; on the network ours, stream and
+			# dracut (livenet), stream nowhere else
 			[[ $m == cd || ! $v =~ ^(ram|ram-bg|persist)$ ]] || continue
+			if [[ $m == net* ]]; then
+				[[ $v =~ ^(ours|stream|dracut)$ ]] || continue
+			else
+				[[ $v != stream ]] || continue
+			fi
 			base=$R/$m-$v-$r
 			if ! res=$(boot "$m" "$v" "$r"); then
 				fails=$((fails + 1))
@@ -222,7 +276,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$v" "$r" "$load" "$login" "$ready" "$up" \
 				"${state:--}" "${reads:--}" "${seeks:--}" "${ms:--}" "${cpu:--}" "$root" >>"$R/live.tsv"
 			echo "# round $r $m $v: login $login s, ready $ready s (${state:-?}; guest uptime $up s)${reads:+; medium: $reads reads, $seeks seeks, $ms s busy}; kernel and initrd load $load s"
-			grep -a -ohE 'livesquash: (LiveOS/squashfs.img is in RAM|background copy to RAM done).*' "$base.console" |
+			grep -a -ohE 'livesquash: (LiveOS/squashfs.img is in RAM|background copy to RAM done|downloaded http).*' "$base.console" |
 				tr -d '\r' | head -n 1 | sed 's/^/#   /' || true
 			# a kernel report fails the run (Debian's own kernel's too: it is shown)
 			bad=$(ls_console_problems "$base.console.txt" | head -n 1)
