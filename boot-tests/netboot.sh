@@ -12,6 +12,7 @@
 #                 the download resumes
 #   uefi-pxe      OVMF, TFTP boot/grub/x86_64-efi/core.efi, GRUB entry 1 (stream),
 #                 the server closing connections the same way: nbdkit asks again
+#   uefi-pxe-download  the same, GRUB entry 0 (download)
 #   bios-ipxe     iPXE chaining http://.../boot-stream.ipxe (kernel and initrd
 #                 over HTTP), stream mode, the server limited to 200 KB/s
 # each running the guest checks (guest.sh, LS_NET: the root image came over the
@@ -146,6 +147,11 @@ suite_netboot() {
 		-device "virtio-net-pci,netdev=n0,bootindex=0")
 	nb_happy uefi-pxe uefi stream "$log"
 	sed -i 's/^set default=1$/set default=0/' "$NB_DIR/boot/grub/grub.cfg"
+	# UEFI PXE through GRUB, its first entry: download
+	nb_boot_mark "$log" netboot-uefi-pxe-download normal
+	LB_ARGS=(-- -netdev "user,id=n0,tftp=$NB_DIR,bootfile=boot/grub/x86_64-efi/core.efi"
+		-device "virtio-net-pci,netdev=n0,bootindex=0")
+	nb_happy uefi-pxe-download uefi download "$log"
 
 	# iPXE chaining the stream script over HTTP, a slow server
 	nb_boot_mark "$log" netboot-bios-ipxe normal 200000
