@@ -78,8 +78,12 @@ livesquash_spec_to_dev() {
 
 # MiB, rounded up, of a file
 livesquash_mib() {
-    _ls_b=$(stat -L -c %s "$1" 2> /dev/null) || _ls_b=0
-    echo $(((_ls_b + 1048575) / 1048576))
+    echo $((($(livesquash_size "$1") + 1048575) / 1048576))
+}
+
+# size in bytes of a file, 0 when missing
+livesquash_size() {
+    stat -L -c %s "$1" 2> /dev/null || echo 0
 }
 
 # the filesystem type of device $1 as udev's blkid found it (its database, as
@@ -580,10 +584,6 @@ livesquash_curl() {
     return $_ls_crc
 }
 
-# size in bytes of a file, 0 when missing
-livesquash_size() {
-    stat -L -c %s "$1" 2> /dev/null || echo 0
-}
 
 # livesquash_net_retry WHAT FILE ARGS...: livesquash_curl ARGS until it
 # succeeds. An HTTP 4xx answer ends it at once; anything else (no route,
