@@ -16,6 +16,7 @@ PACKAGES=(
     linux-image-amd64 linux-headers-amd64
     erofs-utils gnuplot-nox
     isomd5sum isolinux syslinux-common live-build sparse libcap2-bin diffoscope-minimal
+    systemd-container policycoreutils
     fdisk e2fsprogs afl++ sbsigntool python3-importlib-resources cryptsetup-bin
     zlib1g-dev liblzma-dev liblzo2-dev liblz4-dev libzstd-dev
 )

@@ -1006,8 +1006,8 @@ bad full-tmp-cmdline 1 "not enough space for |is full while " \
 untmpfs "$B/full-tmp-cmdline"
 
 # Ctrl-C: SIGINT to the remaster's process group, as a terminal sends it
-# interrupt NAME WHEN -- ARGS...: WHEN mksquashfs (a mksquashfs child runs) or mount (a mount
-# under TMPDIR exists, i.e. --run is running)
+# interrupt NAME WHEN -- ARGS...: WHEN mksquashfs (a mksquashfs child runs) or run (the --run
+# command, which names livesquash-ctrl-c-PID, runs in its container)
 interrupt() {
 	local name=$1 when=$2 tmp=$B/$1/tmp out=$B/$1/out/out.iso in_sha listing t0 i seen=0 rc=0 pgid
 	shift 3
@@ -1035,7 +1035,7 @@ interrupt() {
 	for ((i = 0; i < 1200; i++)); do
 		case $when in
 		mksquashfs) pgrep -g "$pgid" -x mksquashfs >/dev/null && seen=1 ;;
-		mount) findmnt -rn -o TARGET | grep -q -F "$tmp/" && seen=1 ;;
+		run) pgrep -f "livesquash-ctrl-c-$$" >/dev/null && seen=1 ;;
 		esac
 		((seen)) && break
 		kill -0 "$bg_pid" 2>/dev/null || break
@@ -1060,9 +1060,16 @@ interrupt() {
 		return 0
 	fi
 	bad_verdict "$name" 130 "$rc" "interrupted" "$FX/fedora.iso" "$in_sha" "$out" "" 0 "$(dirname "$out")" "$listing" "$tmp" "" "$(ls_elapsed "$t0" "$(ls_now)")"
+	if [[ $when == run ]]; then
+		sleep 1
+		tap_test "[bad:$name] no process of the --run command is left" not_running "livesquash-ctrl-c-$$"
+	fi
+}
+not_running() { # PATTERN: no process's command line has it
+	! pgrep -af "$1"
 }
 interrupt ctrl-c-repack mksquashfs -- --add "$RANDOM30" --run true
-interrupt ctrl-c-run mount -- --run 'sleep 30'
+interrupt ctrl-c-run run -- --run "sleep 30 # livesquash-ctrl-c-$$"
 
 # ---- the kernel's own separators and GRUB's quoting (issue 27) ---------------------
 # Linux Mint's menu lines end in "quiet splash --": what follows "--" goes to init,
@@ -1092,6 +1099,73 @@ if ((RC == 0)); then
 else
 	tap_notok "[mint] remaster --cmdline-add on a menu whose lines end in '--' (exit $RC)" "$(tail -n 3 "$W/logs/mint-sep.err")"
 fi
+
+# ---- kiwi's menus (Fedora 42): "$linux ($root)/boot/x86_64/loader/linux ...", the
+# command a variable (linux, or linuxefi on UEFI)
+K=$W/kiwi
+rm -rf "$K"
+mkdir -p "$K/tree/boot/grub2" "$K/tree/boot/x86_64/loader"
+# shellcheck disable=SC2016 # $linux, ${grub_platform} ... are GRUB's
+printf '%s\n' 'set linux=linux' 'set initrd=initrd' 'if [ "${grub_platform}" = "efi" ]; then' '    set linux=linuxefi' '    set initrd=initrdefi' 'fi' \
+	'menuentry "Start Fedora-Workstation-Live 42" --class fedora --class gnu-linux {' '    set gfxpayload=keep' \
+	'    $linux ($root)/boot/x86_64/loader/linux root=live:CDLABEL=Fedora-WS-Live-42-1-1 rd.live.image rhgb quiet' \
+	'    $initrd ($root)/boot/x86_64/loader/initrd' '}' \
+	'menuentry "Test this media" {' '    ${linux} ($root)/boot/x86_64/loader/linux root=live:CDLABEL=Fedora-WS-Live-42-1-1 rd.live.check quiet' \
+	'    ${initrd} ($root)/boot/x86_64/loader/initrd' '}' >"$K/tree/boot/grub2/grub.cfg"
+echo kernel >"$K/tree/boot/x86_64/loader/linux"
+xorriso -as mkisofs -V Fedora-WS-Live-42-1-1 -o "$K/in.iso" "$K/tree" >"$K/mkiso.log" 2>&1
+rm_run kiwi --cmdline-add "console=ttyS0" --cmdline-remove "rhgb quiet" --volid FEDORA-REMASTERED "$K/in.iso" "$K/out.iso"
+kiwi_check() {
+	[[ $RC == 0 ]] || { tail -n 3 "$W/logs/kiwi.err"; return 1; }
+	xorriso -osirrox on -indev "$K/out.iso" -extract /boot/grub2/grub.cfg "$K/grub.cfg" >/dev/null 2>&1
+	# shellcheck disable=SC2016
+	if ! { grep -qxF '    $linux ($root)/boot/x86_64/loader/linux root=live:CDLABEL=FEDORA-REMASTERED rd.live.image console=ttyS0' "$K/grub.cfg" &&
+		grep -qxF '    ${linux} ($root)/boot/x86_64/loader/linux root=live:CDLABEL=FEDORA-REMASTERED rd.live.check console=ttyS0' "$K/grub.cfg" &&
+		grep -qxF '    $initrd ($root)/boot/x86_64/loader/initrd' "$K/grub.cfg" &&
+		grep -qxF '    set linux=linuxefi' "$K/grub.cfg" && grub-script-check "$K/grub.cfg"; }; then
+		cat "$K/grub.cfg"
+		return 1
+	fi
+}
+tap_test "[kiwi] --cmdline-add/-remove and --volid on kiwi's \$linux and \${linux} lines (Fedora 42); \$initrd and the rest as they were, valid GRUB script" kiwi_check
+
+# ---- Fedora's SELinux labels (issue 27): files added or made by --run get the labels
+# of the root's own file_contexts (setfiles, as lorax does after changes), not none
+SE=$W/selinux
+rm -rf "$SE"
+mkdir -p "$SE/tree/LiveOS" "$SE/add/opt/livesquash" "$SE/add/etc"
+xorriso -osirrox on -indev "$FX/fedora.iso" -extract /LiveOS/squashfs.img "$SE/orig.img" >/dev/null 2>&1
+unsquashfs -q -n -d "$SE/root" "$SE/orig.img" >/dev/null
+fcdir=$SE/root/etc/selinux/targeted/contexts/files
+mkdir -p "$fcdir"
+printf 'SELINUX=enforcing\nSELINUXTYPE=targeted\n' >"$SE/root/etc/selinux/config"
+printf '%s\t%s\n' '/.*' system_u:object_r:default_t:s0 '/' system_u:object_r:root_t:s0 \
+	'/etc(/.*)?' system_u:object_r:etc_t:s0 '/bin(/.*)?' system_u:object_r:bin_t:s0 \
+	'/usr(/.*)?' system_u:object_r:usr_t:s0 '/opt/livesquash(/.*)?' system_u:object_r:usr_t:s0 \
+	'/etc/livesquash-added' system_u:object_r:etc_runtime_t:s0 >"$fcdir/file_contexts"
+echo 'not a compiled file_contexts' >"$fcdir/file_contexts.bin" # a newer format than the host's
+setfiles -r "$SE/root" "$fcdir/file_contexts" "$SE/root" >"$SE/label.log" 2>&1
+mksquashfs "$SE/root" "$SE/tree/LiveOS/squashfs.img" -comp xz -noappend -quiet >"$SE/mksquashfs.log" 2>&1
+xorriso -as mkisofs -R -V SELINUX -o "$SE/in.iso" "$SE/tree" >"$SE/mkiso.log" 2>&1
+echo tool >"$SE/add/opt/livesquash/tool"
+echo added >"$SE/add/etc/livesquash-added"
+rm_run selinux --add "$SE/add" --run 'echo made >/etc/run-made' "$SE/in.iso" "$SE/out.iso"
+label_of() { getfattr -h --absolute-names -n security.selinux --only-values -- "$1" 2>/dev/null | tr -d '\0'; }
+selinux_check() {
+	local r=$SE/new rc=0 p want got
+	[[ $RC == 0 ]] || { tail -n 3 "$W/logs/selinux.err"; return 1; }
+	xorriso -osirrox on -indev "$SE/out.iso" -extract /LiveOS/squashfs.img "$SE/new.img" >/dev/null 2>&1
+	unpack "$SE/new.img" "$r" || { cat "$r.log"; return 1; }
+	for p in /opt/livesquash/tool:usr_t /opt/livesquash:usr_t /etc/livesquash-added:etc_runtime_t /etc/run-made:etc_t \
+		/bin/busybox:bin_t /:root_t; do
+		want=system_u:object_r:${p#*:}:s0
+		got=$(label_of "$r${p%%:*}")
+		[[ $got == "$want" ]] || { echo "${p%%:*}: '${got:-no label}', not $want"; rc=1; }
+	done
+	grep -q 'labelling the root for SELinux again' "$W/logs/selinux.out" || { echo "the remaster did not say it relabelled"; rc=1; }
+	return "$rc"
+}
+tap_test "[selinux] a root labelled for SELinux: the files --add put there and --run made get their file_contexts labels (usr_t, etc_runtime_t, etc_t), the others keep theirs" selinux_check
 
 # ---- a root image that is only a nested ext4 image: refused, with the right words
 N=$W/nested
@@ -1159,6 +1233,168 @@ bad volid-blank 1 "--volid 'A B': 1-32 characters" "$FX/fedora.iso" "$V/out/bad.
 bad isoadd-nosrc 1 "is not a readable file or folder" "$FX/fedora.iso" "$V/out/bad.iso" -- --iso-add "$V/nosuch:/x" "$FX/fedora.iso" "$V/out/bad.iso"
 bad isoadd-relative 1 "give SRC:DEST, DEST an absolute path" "$FX/fedora.iso" "$V/out/bad.iso" -- --iso-add "$V/preseed.cfg:x.cfg" "$FX/fedora.iso" "$V/out/bad.iso"
 bad isoadd-dotdot 1 "is not a plain absolute path" "$FX/fedora.iso" "$V/out/bad.iso" -- --iso-add "$V/preseed.cfg:/a/../x.cfg" "$FX/fedora.iso" "$V/out/bad.iso"
+
+# ---- kernel and initrd refresh (issue 27): a --run/--add that changes the root's kernel
+# or initramfs setup gets the initrd made anew in the container by the distribution's
+# tool and both copied to the ISO's boot paths. The tools here are stand-ins (shell
+# scripts named as Debian's and Fedora's, which these busybox roots lack) that write an
+# "initrd" naming their arguments; check-livebuild runs Debian's real update-initramfs
+R=$W/refresh
+rm -rf "$R"
+KV=6.1.0-99-amd64
+# refresh_case NAME ISO TOOL-PATH KERNEL-ISO-PATHS INITRD-ISO-PATHS WANT-ARGS
+refresh_case() {
+	local name=$1 iso=$2 tool=$3 kpaths=$4 ipaths=$5 want=$6 a=$R/$1/add p
+	mkdir -p "$a/usr/lib/modules/$KV" "$a/boot" "$a/${tool%/*}" "$a/usr/lib/dracut/modules.d/90dmsquash-live" "$R/$name/x"
+	echo "modules of $KV" >"$a/usr/lib/modules/$KV/modules.order"
+	echo "the new kernel $KV" >"$a/boot/vmlinuz-$KV"
+	# shellcheck disable=SC2016 # the stand-in's own variables
+	printf '%s\n' '#!/bin/sh' '# a stand-in for the distribution'"'"'s initramfs tool (remaster host test)' \
+		'args="$*" k= out=' 'while [ $# -gt 0 ]; do case $1 in -k|--kver) k=$2; shift ;; -g) out=$2; shift ;; -*) ;; *) out=$1 ;; esac; shift; done' \
+		'[ -n "$out" ] || out=/boot/initrd.img-$k' \
+		'echo "initrd for $k by ${0##*/} $args; pid 1 is $(cat /proc/1/comm)" >"$out"' >"$a/$tool"
+	chmod 0755 "$a/$tool"
+	rm_run "refresh-$name" --add "$a" "$iso" "$R/$name/out.iso"
+	refresh_check() {
+		[[ $RC == 0 ]] || { tail -n 3 "$W/logs/refresh-$name.err"; return 1; }
+		local rc=0 got
+		for p in $kpaths; do
+			xorriso -osirrox on -indev "$R/$name/out.iso" -extract "$p" "$R/$name/x/k" >/dev/null 2>&1
+			got=$(cat "$R/$name/x/k")
+			[[ $got == "the new kernel $KV" ]] || { echo "$p: '$got'"; rc=1; }
+		done
+		for p in $ipaths; do
+			xorriso -osirrox on -indev "$R/$name/out.iso" -extract "$p" "$R/$name/x/i" >/dev/null 2>&1
+			got=$(cat "$R/$name/x/i")
+			[[ $got == "initrd for $KV by ${tool##*/} $want; pid 1 is (sd-stubinit)" ]] || { echo "$p: '$got'"; rc=1; }
+		done
+		grep -q "making the initrd for $KV in the container" "$W/logs/refresh-$name.out" || { echo "not said"; rc=1; }
+		return "$rc"
+	}
+	tap_test "[refresh:$name] --add of a kernel and modules: ${tool##*/} ($want) made the initrd in the container; the kernel and initrd at $kpaths $ipaths are the new ones" refresh_check
+}
+refresh_case debian "$FX/debian.iso" usr/sbin/update-initramfs /live/vmlinuz /live/initrd.img "-k $KV -c"
+refresh_case fedora "$FX/fedora.iso" usr/bin/dracut "/images/pxeboot/vmlinuz /isolinux/vmlinuz" \
+	"/images/pxeboot/initrd.img /isolinux/initrd.img" "--force --no-hostonly --kver $KV --add dmsquash-live /run/livesquash-refresh/initrd"
+# an --add that leaves the boot setup alone leaves the ISO's kernel and initrd alone
+no_refresh() {
+	[[ $RC == 0 ]] || return 1
+	! grep -q 'making the initrd' "$W/logs/sealed.out"
+}
+# ---- Arch's pacman in --run (issue 27): the root a mount point, a keyring populated from
+# the root's keyrings for the run and gone afterwards, the sync databases it fetched
+# removed. pacman-key is a stand-in here (the busybox root has no gpg)
+P=$W/pacman
+rm -rf "$P"
+mkdir -p "$P/add/usr/bin" "$P/add/usr/share/pacman/keyrings" "$P/add/etc/pacman.d" "$P/add/var/lib/pacman/sync" "$P/out"
+# shellcheck disable=SC2016 # pacman's variables
+echo 'Server = https://geo.mirror.pkgbuild.com/$repo/os/$arch' >"$P/add/etc/pacman.d/mirrorlist"
+echo 'archlinux keys' >"$P/add/usr/share/pacman/keyrings/archlinux.gpg"
+# shellcheck disable=SC2016 # the stand-in's own variables
+printf '%s\n' '#!/bin/sh' '# a stand-in for pacman-key (remaster host test)' 'mkdir -p /etc/pacman.d/gnupg' \
+	'case $1 in --init) echo "master key" >/etc/pacman.d/gnupg/secring ;; --populate) cat /usr/share/pacman/keyrings/*.gpg >/etc/pacman.d/gnupg/pubring.gpg ;; esac' \
+	>"$P/add/usr/bin/pacman-key"
+chmod 0755 "$P/add/usr/bin/pacman-key"
+# shellcheck disable=SC2016 # the container shell's
+rm_run pacman --add "$P/add" --run 'awk '"'"'$2 == "/" { f = 1 } END { exit !f }'"'"' /proc/self/mounts && echo "/ is a mount point" >/etc/arch-run
+cat /etc/pacman.d/gnupg/pubring.gpg >>/etc/arch-run
+echo db >/var/lib/pacman/sync/core.db' "$FX/arch.iso" "$P/out/arch.iso"
+pacman_check() {
+	local r=$P/root rc=0
+	[[ $RC == 0 ]] || { tail -n 3 "$W/logs/pacman.err"; return 1; }
+	xorriso -osirrox on -indev "$P/out/arch.iso" -extract /arch/x86_64/airootfs.sfs "$P/img" >/dev/null 2>&1
+	unpack "$P/img" "$r" || { cat "$r.log"; return 1; }
+	[[ $(cat "$r/etc/arch-run") == $'/ is a mount point\narchlinux keys' ]] || { echo "the command saw: $(cat "$r/etc/arch-run")"; rc=1; }
+	[[ ! -e $r/etc/pacman.d/gnupg ]] || { echo "the keyring shipped: $(ls "$r/etc/pacman.d/gnupg")"; rc=1; }
+	[[ -f $r/etc/pacman.d/mirrorlist ]] || { echo "the mirrorlist went"; rc=1; }
+	[[ ! -e $r/var/lib/pacman/sync/core.db && -d $r/var/lib/pacman/sync ]] || { echo "the sync database shipped"; rc=1; }
+	grep -q 'removed the pacman keyring made for the run' "$W/logs/pacman.out" || { echo "not said"; rc=1; }
+	return "$rc"
+}
+tap_test "[pacman] an Arch root in --run: / a mount point, pacman's keyring populated from the root's keyrings for the run, the keyring and the fetched sync database not shipped" pacman_check
+
+# ---- the container of --run (issue 27): sealed from the host, tidied after -----------------
+# A root laid out as a distribution's (--add: SSH folder, an empty machine ID, a dpkg
+# log, apt's cache), then a --run that tries the host's disks, efivars, /sys and
+# hostname, starts a daemon, and leaves what a package install leaves
+S=$W/sealed
+rm -rf "$S"
+mkdir -p "$S/add/etc/ssh" "$S/add/var/lib/dbus" "$S/add/var/log" "$S/add/var/cache/apt/archives/partial" "$S/out"
+: >"$S/add/etc/machine-id"
+echo 'old line' >"$S/add/var/log/dpkg.log"
+host_disks=$(lsblk -dn -o NAME 2>/dev/null | tr '\n' ' ')
+host_name=$(uname -n)
+# shellcheck disable=SC2016 # the command's own $f, $s ... are the container shell's
+SEAL_RUN='exec >/etc/livesquash-seal 2>&1
+for f in /dev/* /dev/*/*; do test -b "$f" && echo "block device $f"; done
+for d in '"$host_disks"'; do test -e "/dev/$d" && echo "host disk /dev/$d"; done
+for s in /sys/block/*; do
+	test -r "$s/dev" || continue
+	IFS=: read -r ma mi <"$s/dev"
+	if busybox mknod "/root/disk" b "$ma" "$mi" 2>/dev/null; then
+		echo "mknod ${s##*/} done"
+		busybox head -c 512 /root/disk >/dev/null 2>&1 && echo "host disk ${s##*/} read"
+		rm -f /root/disk
+	fi
+done
+touch /sys/kernel/livesquash 2>/dev/null && echo "/sys writable"
+mkdir -p /tmp/efi && busybox mount -t efivarfs efivarfs /tmp/efi 2>/dev/null && echo "efivarfs mounted"
+grep -q efivarfs /proc/mounts && echo "efivarfs in /proc/mounts"
+ls /sys/firmware/efi/efivars 2>/dev/null | grep -q . && echo "efivars listed"
+busybox hostname livesquash-evil 2>/dev/null && echo "hostname changed"
+test "$(ls -d /proc/[0-9]* | wc -l)" -lt 20 || echo "host processes visible"
+grep -q " /tmp tmpfs " /proc/mounts || echo "/tmp is not a fresh tmpfs"
+busybox setsid busybox sleep 613 </dev/null >/dev/null 2>&1 &
+echo key >/etc/ssh/ssh_host_ed25519_key && echo pub >/etc/ssh/ssh_host_ed25519_key.pub
+echo 0123456789abcdef0123456789abcdef >/etc/machine-id
+echo deb >/var/cache/apt/archives/foo_1.0_amd64.deb
+echo new >>/var/log/dpkg.log && echo x >/var/log/new.log
+echo sealed-done'
+pkill -f 'sleep 613' 2>/dev/null || true
+rm_run sealed --add "$S/add" --run "$SEAL_RUN" "$FX/fedora.iso" "$S/out/fedora.iso"
+tap_diag "sealed: remastered in $SECS s (exit $RC)"
+sealed_files() {
+	[[ $RC == 0 ]] || { tail -n 5 "$W/logs/sealed.err"; return 1; }
+	xorriso -osirrox on -indev "$S/out/fedora.iso" -extract /LiveOS/squashfs.img "$S/img" >/dev/null 2>&1
+	unpack "$S/img" "$S/root" || { cat "$S/root.log"; return 1; }
+}
+seal_said() { # the container's own report: nothing but its last line
+	local got
+	got=$(cat "$S/root/etc/livesquash-seal" 2>&1)
+	[[ $got == sealed-done ]] || { printf '%s\n' "$got"; return 1; }
+}
+seal_host() {
+	local rc=0
+	if [[ $(uname -n) != "$host_name" ]]; then
+		echo "the host's name is now $(uname -n) (given back its own, $host_name)"
+		hostname "$host_name" || true
+		rc=1
+	fi
+	sleep 0.5
+	if pgrep -af 'sleep 613'; then
+		echo "the daemon the command started outlived it"
+		pkill -f 'sleep 613' || true
+		rc=1
+	fi
+	return "$rc"
+}
+seal_tidy() {
+	local r=$S/root rc=0
+	ls "$r"/etc/ssh/ssh_host_* 2>/dev/null && { echo "SSH host keys shipped"; rc=1; }
+	[[ -f $r/etc/machine-id && ! -s $r/etc/machine-id ]] || { echo "the machine ID is not empty as it was"; rc=1; }
+	[[ ! -e $r/var/cache/apt/archives/foo_1.0_amd64.deb ]] || { echo "the cached package shipped"; rc=1; }
+	[[ -d $r/var/cache/apt/archives/partial ]] || { echo "the cache folder itself went"; rc=1; }
+	[[ ! -e $r/var/log/new.log ]] || { echo "the new log shipped"; rc=1; }
+	[[ $(cat "$r/var/log/dpkg.log") == 'old line' ]] || { echo "dpkg.log is not as it was: $(cat "$r/var/log/dpkg.log")"; rc=1; }
+	grep -qF 'removed what the --run left behind: 2 SSH host key files, the machine ID it set (put back as it was), 1 cached package files (0 KiB), 1 new log files, what it appended to 1 logs' "$W/logs/sealed.out" ||
+		{ echo "the remaster did not say what it removed:"; grep 'removed' "$W/logs/sealed.out"; rc=1; }
+	return "$rc"
+}
+tap_test "[sealed] --add a distribution-like tree, then --run in its container" sealed_files
+tap_test "[sealed] from inside: no block device in /dev, the host's disks ($host_disks) neither there nor makeable (mknod), /sys read-only, efivarfs neither mounted nor mountable, no hostname change, no host process visible, /tmp a fresh tmpfs" seal_said
+tap_test "[sealed] the host's name is unchanged and the daemon the command started ended with it" seal_host
+tap_test "[refresh] a --add/--run that changes no kernel, module or initramfs setting makes no initrd" no_refresh
+tap_test "[sealed] what the run left is removed and named: SSH host keys, the machine ID (empty again), the cached .deb, the new log, the line added to dpkg.log" seal_tidy
 
 secs=$(ls_elapsed "$suite_start" "$(ls_now)")
 tap_diag "remaster host suite: $secs s"
