@@ -56,7 +56,7 @@ fuzz-compare: deps module ## the fuzz queue and findings through Debian's kernel
 	@bash $(TOP)/boot-tests/fuzz/fuzz.sh compare
 
 .PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke bench-table
-check: deps module module-6.12 kernel-tree kernel-tree-6.12 ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium, Secure Boot, network boot), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
+check: deps module module-6.12 kernel-tree kernel-tree-6.12 erofs-utils ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium, Secure Boot, network boot), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
 check-live: deps ## only the live-ISO boot tests
@@ -65,7 +65,7 @@ check-live: deps ## only the live-ISO boot tests
 check-driver: deps kernel $(DEB_MODULE) ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
 	@bash $(TOP)/boot-tests/driver/run.sh quick
 
-check-full: deps kernel module module-6.12 kernel-tree-6.12 ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; with LINUX=6.12 its Debian-kernel boots again on Debian 12's 6.1 (driver-full-6.1); then check-livebuild, the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min) and the Fedora-layout fixtures booted by dracut 106's dmsquash-live; the last line adds them up
+check-full: deps kernel module module-6.12 kernel-tree-6.12 erofs-utils ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; with LINUX=6.12 its Debian-kernel boots again on Debian 12's 6.1 (driver-full-6.1); then check-livebuild, the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min) and the Fedora-layout fixtures booted by dracut 106's dmsquash-live; the last line adds them up
 	@bash $(TOP)/boot-tests/check.sh full
 
 check-livebuild: deps ## a third-party ISO: Debian live-build's (built once, cached in /var/cache/livesquash/live-build/), remastered by iso/remaster, live-boot's verify-checksums, booted BIOS/UEFI x CD/USB stick, checked from inside (boot-tests/thirdparty/)
@@ -74,7 +74,7 @@ check-livebuild: deps ## a third-party ISO: Debian live-build's (built once, cac
 check-repro: deps ## reproducible ISO: two clean clones of HEAD build `make iso` from scratch (two kernel builds; ccache helps the second) and must give the same bytes; diffoscope says where not (build/repro/)
 	@bash $(TOP)/boot-tests/repro.sh
 
-check-remaster: deps ## host-side tests of iso/remaster (as root, no QEMU, ~1 min): fixture ISOs of each distribution's layout (Fedora squashfs/EROFS, live-build, casper and its layers, archiso) remastered and checked with unsquashfs, xorriso, mtools, checksums; bad inputs, full disks, Ctrl-C (boot-tests/remaster/)
+check-remaster: deps erofs-utils ## host-side tests of iso/remaster (as root, no QEMU, ~1 min): fixture ISOs of each distribution's layout (Fedora squashfs/EROFS, live-build, casper and its layers, archiso) remastered and checked with unsquashfs, xorriso, mtools, checksums; bad inputs, full disks, Ctrl-C (boot-tests/remaster/)
 	@bash $(TOP)/boot-tests/remaster/host.sh
 
 check-quick: deps ## build and boot the busybox ISO once (BIOS) with every guest check

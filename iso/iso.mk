@@ -73,6 +73,16 @@ boot-order: deps ## profile a boot of build/livesquash-ROOTFS.iso in QEMU: the o
 run: deps iso ## boot build/livesquash-ROOTFS.iso in QEMU on this terminal (FIRMWARE, MEM; Ctrl-A X quits)
 	@bash $(TOP)/iso/run.sh $(ISO) $(FIRMWARE) $(MEM) $(ACCEL) $(BUILD)
 
+# Debian 13's erofs-utils (1.8: xattrs, hard links, lzma/deflate/zstd) for iso/remaster
+# on EROFS roots; fetched into build/, run with its own C library, never installed
+EROFS_UTILS := $(BUILD)/trixie/erofs/root/usr/bin/mkfs.erofs
+.PHONY: erofs-utils
+erofs-utils: $(EROFS_UTILS) ## fetch Debian 13's erofs-utils 1.8 into build/trixie/erofs (apt-get download, never installed): iso/remaster uses it for EROFS roots with xattrs (Fedora 42's SELinux labels) and lzma, deflate, zstd
+$(EROFS_UTILS):
+	@bash $(TOP)/kernel-config/trixie.sh $(BUILD)/trixie/erofs erofs-utils libc6 libdeflate0 liblz4-1 liblzma5 \
+		libselinux1 libpcre2-8-0 libuuid1 libxxhash0 libzstd1 zlib1g
+	@test -x $@
+
 remaster: ## copy any distribution's live ISO with changes: make remaster IN=a.iso OUT=b.iso [ADD='dir ...'] [RUN='cmd'] [CMDLINE_ADD=...] [CMDLINE_REMOVE=...] [SORT=file] [IMAGE=...] [ISO_ADD='src:/dest ...'] [VOLID=...] [SIGN=1 KEYDIR=...] [FORCE=1]
 	@[ -n "$(IN)" ] && [ -n "$(OUT)" ] || { echo "remaster: set IN=input.iso and OUT=output.iso" >&2; exit 1; }
 	@bash $(TOP)/iso/remaster $(if $(FORCE),--force) $(if $(IMAGE),--image '$(IMAGE)') \

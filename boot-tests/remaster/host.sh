@@ -917,9 +917,11 @@ bad two-images 1 "several root images" "$FX/two-images.iso" "$BO" --also "use --
 	--also live/filesystem.squashfs -- --add "$ADD" "$FX/two-images.iso" "$BO"
 bad layers-without-image 1 "several root images" "$FX/ubuntu-layered.iso" "$BO" --also "use --image" \
 	-- --add "$ADD" "$FX/ubuntu-layered.iso" "$BO"
-bad erofs-selinux 1 "xattrs" "$FX/fedora-erofs-selinux.iso" "$BO" \
-	-- --add "$ADD" "$FX/fedora-erofs-selinux.iso" "$BO" # erofs-utils 1.5 cannot unpack xattrs: iso/remaster refuses
-bad erofs-xattrs 1 "xattrs" "$FX/fedora-erofs-xattrs.iso" "$BO" \
+# without erofs-utils 1.8 (the host's is 1.5, and no build/trixie/erofs): 1.5 cannot
+# unpack xattrs, so iso/remaster refuses, and says how to get 1.8
+LS_EROFS_UTILS=/nonexistent bad erofs-selinux 1 "xattrs|make erofs-utils" "$FX/fedora-erofs-selinux.iso" "$BO" \
+	-- --add "$ADD" "$FX/fedora-erofs-selinux.iso" "$BO"
+LS_EROFS_UTILS=/nonexistent bad erofs-xattrs 1 "xattrs" "$FX/fedora-erofs-xattrs.iso" "$BO" \
 	-- --add "$ADD" "$FX/fedora-erofs-xattrs.iso" "$BO" # the same for xattrs on a few files only
 bad sort-missing 1 "--sort $W/nosuch.sort: no such file" "$FX/fedora.iso" "$BO" \
 	-- --sort "$W/nosuch.sort" "$FX/fedora.iso" "$BO"
@@ -1312,6 +1314,73 @@ pacman_check() {
 	return "$rc"
 }
 tap_test "[pacman] an Arch root in --run: / a mount point, pacman's keyring populated from the root's keyrings for the run, the keyring and the fetched sync database not shipped" pacman_check
+
+# ---- EROFS with xattrs and lzma (issue 27): Fedora 42's root, with erofs-utils 1.8
+# (Debian 13's, make erofs-utils): SELinux labels, capabilities and hard links unpacked
+# and packed again, the image's compressor kept
+E18ROOT=$BUILD/trixie/erofs/root
+e18() { # TOOL ARGS...: Debian 13's erofs-utils, run with its own C library
+	"$E18ROOT/usr/lib64/ld-linux-x86-64.so.2" --library-path "$E18ROOT/usr/lib/x86_64-linux-gnu" "$E18ROOT/usr/bin/$1" "${@:2}"
+}
+EF=$W/erofs18
+rm -rf "$EF"
+mkdir -p "$EF"
+# xattrs of every path of an extracted tree, and its hard-link groups, for comparing
+tree_xattrs() { (cd "$1" && getfattr -R -h -d -m - -e hex --absolute-names . 2>/dev/null); }
+links_of() { (cd "$1" && find . -xdev -type f -links +1 -printf '%i %p\n' | sort -n | awk '{ g[$1] = g[$1] " " $2 } END { for (i in g) print g[i] }' | sort); }
+# erofs18_case NAME IN.iso: --add, --run; then the labels/xattrs, links, compressor, features
+erofs18_case() {
+	local name=$1 in=$2 d=$EF/$1 rc=0
+	mkdir -p "$d"
+	rm_run "erofs18-$name" --add "$ADD" --run 'echo made >/etc/erofs-run' "$in" "$d/out.iso"
+	erofs18_check() {
+		[[ $RC == 0 ]] || { tail -n 3 "$W/logs/erofs18-$name.err"; return 1; }
+		xorriso -osirrox on -indev "$in" -extract /LiveOS/squashfs.img "$d/old.img" >/dev/null 2>&1
+		xorriso -osirrox on -indev "$d/out.iso" -extract /LiveOS/squashfs.img "$d/new.img" >/dev/null 2>&1
+		# no owners: fsck.erofs 1.8.6 sets them after the xattrs, and a chown drops capabilities
+		e18 fsck.erofs --extract="$d/old" --xattrs --no-preserve-owner --preserve-perms "$d/old.img" >/dev/null 2>&1 ||
+			{ echo "fsck.erofs 1.8 cannot extract the original"; return 1; }
+		e18 fsck.erofs --extract="$d/new" --xattrs --no-preserve-owner --preserve-perms "$d/new.img" >"$d/fsck.log" 2>&1 ||
+			{ echo "fsck.erofs 1.8 on the new image:"; tail -n 3 "$d/fsck.log"; return 1; }
+		# every original path's xattrs as they were (the paths that are new aside)
+		comm -13 <(cd "$d/old" && find . | sort) <(cd "$d/new" && find . | sort) >"$d/new-paths"
+		if ! diff <(tree_xattrs "$d/old") <(tree_xattrs "$d/new" | awk -v RS= -v ORS='\n\n' -v list="$d/new-paths" '
+			BEGIN { while ((getline p < list) > 0) skip["# file: " p] = 1 }
+			{ split($0, l, "\n"); if (!(l[1] in skip)) print }') >"$d/xattrs.diff"; then
+			echo "xattrs differ (< original, > new):"
+			head -n 12 "$d/xattrs.diff"
+			rc=1
+		fi
+		[[ $(links_of "$d/old") == "$(links_of "$d/new")" ]] || { echo "hard links: $(links_of "$d/old") -> $(links_of "$d/new")"; rc=1; }
+		local o n
+		o=$(e18 dump.erofs -s "$d/old.img" | grep -E '^Filesystem (compr_algs|features|UUID)' | sed 's/ xattr_filter//')
+		n=$(e18 dump.erofs -s "$d/new.img" | grep -E '^Filesystem (compr_algs|features|UUID)' | sed 's/ xattr_filter//')
+		[[ $o == "$n" ]] || { echo "superblock: $o -> $n"; rc=1; }
+		[[ -f $d/new/etc/erofs-run ]] || { echo "no /etc/erofs-run"; rc=1; }
+		return "$rc"
+	}
+	tap_test "[erofs18:$name] --add and --run on an EROFS root with xattrs (erofs-utils 1.8): every original inode's xattrs (SELinux labels, capability, user.*), the hard links, the compressor, features and UUID as they were" erofs18_check
+}
+if [[ -x $E18ROOT/usr/bin/mkfs.erofs ]]; then
+	erofs18_case selinux "$FX/fedora-erofs-selinux.iso"
+	# Fedora 42 packs its root with lzma: the xattrs fixture repacked so (1 MiB pclusters, ztailpacking)
+	xorriso -osirrox on -indev "$FX/fedora-erofs-xattrs.iso" -extract /LiveOS/squashfs.img "$EF/x.img" >/dev/null 2>&1
+	e18 fsck.erofs --extract="$EF/xtree" --xattrs --preserve "$EF/x.img" >/dev/null 2>&1
+	setcap cap_net_raw+ep "$EF/xtree/usr/share/fixture/ping" # erofs-utils 1.5 left it out
+	setfattr -h -n security.selinux -v system_u:object_r:bin_t:s0 "$EF/xtree/bin/busybox"
+	e18 mkfs.erofs -zlzma -C1048576 -Eztailpacking --preserve-mtime "$EF/lzma.img" "$EF/xtree" >"$EF/mkfs.log" 2>&1
+	xorriso -indev "$FX/fedora-erofs-xattrs.iso" -outdev "$EF/lzma.iso" -boot_image any replay \
+		-map "$EF/lzma.img" /LiveOS/squashfs.img >"$EF/lzma-iso.log" 2>&1
+	erofs18_case lzma "$EF/lzma.iso"
+	lzma_kept() {
+		grep -q 'with mkfs.erofs -zlzma ' "$W/logs/erofs18-lzma.out" &&
+			e18 dump.erofs -s "$EF/lzma/new.img" | grep -qE '^Filesystem compr_algs: +lzma' &&
+			getcap "$EF/lzma/new/usr/share/fixture/ping" | grep -q cap_net_raw
+	}
+	tap_test "[erofs18:lzma] the repack is lzma again (mkfs.erofs -zlzma; dump.erofs: compr_algs lzma), the capability kept (getcap)" lzma_kept
+else
+	tap_notok "[erofs18] Debian 13's erofs-utils in $E18ROOT (make erofs-utils)"
+fi
 
 # ---- the container of --run (issue 27): sealed from the host, tidied after -----------------
 # A root laid out as a distribution's (--add: SSH folder, an empty machine ID, a dpkg
