@@ -43,7 +43,10 @@ stop_regex='Verification failed|\(initramfs\) |Kernel panic - not syncing|end Ke
 add_words='console=ttyS0,115200 verify-checksums livesquash.remastered=1'
 remove_words='quiet splash'
 deb_name=livesquash-remaster-test_1.0_all.deb
-run_cmd="dpkg -i /var/tmp/$deb_name && rm /var/tmp/*.deb"
+# ... and changes the initramfs setup (xz instead of bookworm's zstd): the remaster
+# makes the initrd anew with the root's own update-initramfs (live-boot's hooks)
+# and puts it on the ISO, which the boots then use
+run_cmd="dpkg -i /var/tmp/$deb_name && rm /var/tmp/*.deb && echo COMPRESS=xz >/etc/initramfs-tools/conf.d/livesquash-remaster.conf"
 
 run_start=$SECONDS
 mkdir -p "$dir"
@@ -376,6 +379,18 @@ if unpack_iso "$remastered" "$new"; then
 			grep -x 'Status: install ok installed'
 	}
 	tap_test "[remaster] unsquashfs: the image has the marker, the package's file (dpkg status: installed), the service and no .deb in /var/tmp" image_has
+	initrd_remade() {
+		grep -m1 'making the initrd for' "$rem/remaster.log" || { echo "the remaster made no initrd"; return 1; }
+		local f
+		for f in "$new"/live/initrd.img*; do
+			cmp -s "$f" "$orig/tree/live/${f##*/}" && { echo "${f##*/} is the original's"; return 1; }
+			LC_ALL=C grep -qaF $'\xfd7zXZ' "$f" || { echo "${f##*/} has no xz stream"; return 1; }
+		done
+		for f in "$new"/live/vmlinuz*; do
+			cmp -s "$f" "$orig/tree/live/${f##*/}" || echo "(${f##*/} changed too: the root's newest kernel)"
+		done
+	}
+	tap_test "[remaster] the initramfs setup changed (COMPRESS=xz): update-initramfs made the initrd anew in the container, and live/initrd.img* on the ISO is it (xz, not the original)" initrd_remade
 else
 	tap_notok "[remaster] unpack the remastered ISO with xorriso" "$(tail_of "$new.log" 3)"
 fi
