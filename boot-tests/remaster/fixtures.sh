@@ -21,6 +21,7 @@
 #                       .sfs.sig, syslinux, loader/entries, boot/grub/grub.cfg, the EFI image
 #                       (systemd-boot entries inside) as an appended partition
 #   arch-erofs.iso      the same with airootfs.erofs (lz4hc, ztailpacking, no xattrs) and .erofs.cms.sig
+#   arch2025.iso        archiso 2025: boot/syslinux/, airootfs.sfs xz -Xbcj x86 -b 1M -Xdict-size 1M
 #   nosh.iso            the LiveOS layout around a root without /bin/sh
 #   space.iso           the LiveOS layout around a ~42 MB root that packs to ~1 MB (gzip)
 #   two-images.iso      both /LiveOS/squashfs.img and /live/filesystem.squashfs
@@ -550,11 +551,11 @@ menuentry "Ubuntu (safe graphics)" {
 }
 
 # ---- Arch archiso ----------------------------------------------------------------------
-arch_iso() { # OUT IMG NAME SIGNAME
-	local o=$1 img=$2 name=$3 sig=$4 t x
+arch_iso() { # OUT IMG NAME SIGNAME [SYSLINUX-FOLDER: syslinux; boot/syslinux since archiso 2024]
+	local o=$1 img=$2 name=$3 sig=$4 sl=${5:-syslinux} t x
 	t=$work/iso-$(basename "$1" .iso)
 	x=$t/arch/x86_64
-	mkdir -p "$x" "$t/arch/boot/x86_64" "$t/loader/entries" "$t/EFI/BOOT" "$t/boot/grub" "$t/syslinux"
+	mkdir -p "$x" "$t/arch/boot/x86_64" "$t/loader/entries" "$t/EFI/BOOT" "$t/boot/grub" "$t/$sl"
 	cp "$img" "$x/$name"
 	(cd "$x" && sha512sum "$name" >airootfs.sha512)
 	dummy "$x/$sig" 566
@@ -615,9 +616,9 @@ menuentry 'System shutdown' --class shutdown --class poweroff {
 EOF
 	sed 's/archisosearchuuid=[^ ]*/img_dev=UUID=${archiso_img_dev_uuid} img_loop="${iso_path}"/' \
 		"$t/boot/grub/grub.cfg" >"$t/boot/grub/loopback.cfg"
-	isolinux_files "$t/syslinux" chain.c32 menu.c32
-	cp "$ISOLINUX/isohdpfx.bin" "$t/syslinux/"
-	cat >"$t/syslinux/syslinux.cfg" <<'EOF'
+	isolinux_files "$t/$sl" chain.c32 menu.c32
+	cp "$ISOLINUX/isohdpfx.bin" "$t/$sl/"
+	cat >"$t/$sl/syslinux.cfg" <<'EOF'
 DEFAULT select
 
 LABEL select
@@ -630,8 +631,8 @@ CONFIG archiso_pxe.cfg
 LABEL sys
 CONFIG archiso_sys.cfg
 EOF
-	cp "$SYSLINUX_BIOS/whichsys.c32" "$t/syslinux/"
-	cat >"$t/syslinux/archiso_sys.cfg" <<'EOF'
+	cp "$SYSLINUX_BIOS/whichsys.c32" "$t/$sl/"
+	cat >"$t/$sl/archiso_sys.cfg" <<'EOF'
 INCLUDE archiso_head.cfg
 
 DEFAULT arch64
@@ -641,13 +642,13 @@ INCLUDE archiso_sys-linux.cfg
 
 INCLUDE archiso_tail.cfg
 EOF
-	cat >"$t/syslinux/archiso_head.cfg" <<'EOF'
+	cat >"$t/$sl/archiso_head.cfg" <<'EOF'
 SERIAL 0 115200
 UI vesamenu.c32
 MENU TITLE Arch Linux
 MENU CLEAR
 EOF
-	cat >"$t/syslinux/archiso_sys-linux.cfg" <<'EOF'
+	cat >"$t/$sl/archiso_sys-linux.cfg" <<'EOF'
 LABEL arch64
 TEXT HELP
 Boot the Arch Linux install medium on BIOS.
@@ -669,7 +670,7 @@ LINUX /arch/boot/x86_64/vmlinuz-linux
 INITRD /arch/boot/intel-ucode.img,/arch/boot/amd-ucode.img,/arch/boot/x86_64/initramfs-linux.img
 APPEND archisobasedir=arch archisolabel=FIXTURE accessibility=on
 EOF
-	cat >"$t/syslinux/archiso_pxe.cfg" <<'EOF'
+	cat >"$t/$sl/archiso_pxe.cfg" <<'EOF'
 INCLUDE archiso_head.cfg
 
 LABEL arch64_nbd
@@ -681,7 +682,7 @@ SYSAPPEND 3
 
 INCLUDE archiso_tail.cfg
 EOF
-	cat >"$t/syslinux/archiso_tail.cfg" <<'EOF'
+	cat >"$t/$sl/archiso_tail.cfg" <<'EOF'
 LABEL existing
 TEXT HELP
 Boot an existing operating system.
@@ -703,7 +704,7 @@ LABEL poweroff
 MENU LABEL Power Off
 COM32 poweroff.c32
 EOF
-	cp "$SYSLINUX_BIOS/reboot.c32" "$SYSLINUX_BIOS/poweroff.c32" "$t/syslinux/"
+	cp "$SYSLINUX_BIOS/reboot.c32" "$SYSLINUX_BIOS/poweroff.c32" "$t/$sl/"
 	# the ESP: systemd-boot, its entries and the kernel (archiso's uefi-x64.systemd-boot.esp)
 	fat "$work/arch-efiboot.img" 2048 "$t/EFI/BOOT/BOOTx64.EFI:/EFI/BOOT/BOOTx64.EFI" \
 		"$t/loader/loader.conf:/loader/loader.conf" \
@@ -719,8 +720,8 @@ EOF
 	run xorriso -as mkisofs -iso-level 3 -full-iso9660-filenames -joliet -joliet-long -rational-rock \
 		-volid "$LABEL" -appid "Arch Linux baseline" -publisher "Arch Linux <https://archlinux.org>" \
 		-preparer "prepared by mkarchiso" --modification-date=2024010100000000 \
-		-eltorito-boot syslinux/isolinux.bin -eltorito-catalog syslinux/boot.cat -no-emul-boot \
-		-boot-load-size 4 -boot-info-table -isohybrid-mbr "$t/syslinux/isohdpfx.bin" \
+		-eltorito-boot "$sl/isolinux.bin" -eltorito-catalog "$sl/boot.cat" -no-emul-boot \
+		-boot-load-size 4 -boot-info-table -isohybrid-mbr "$t/$sl/isohdpfx.bin" \
 		-partition_offset 16 \
 		-append_partition 2 C12A7328-F81F-11D2-BA4B-00A0C93EC93B "$work/arch-efiboot.img" \
 		-eltorito-alt-boot -e --interval:appended_partition_2:all:: -no-emul-boot -isohybrid-gpt-basdat \
@@ -768,6 +769,10 @@ squash "$work/root-arch" "$work/arch.sfs" -comp zstd -Xcompression-level 19 -b 1
 arch_iso "$out/arch.iso" "$work/arch.sfs" airootfs.sfs airootfs.sfs.sig
 erofs "$work/root-arch" "$work/arch.erofs" -zlz4hc -Eztailpacking -x-1
 arch_iso "$out/arch-erofs.iso" "$work/arch.erofs" airootfs.erofs airootfs.erofs.cms.sig
+# archiso 2025 (releng): the syslinux files under boot/syslinux, the root xz with the x86 BCJ
+# filter, 1 MiB blocks and dictionary
+squash "$work/root-arch" "$work/arch2025.sfs" -comp xz -Xbcj x86 -b 1M -Xdict-size 1M
+arch_iso "$out/arch2025.iso" "$work/arch2025.sfs" airootfs.sfs airootfs.sfs.sig boot/syslinux
 squash "$work/root-nosh" "$work/nosh.sqfs" -comp xz
 fedora_iso "$out/nosh.iso" "$work/nosh.sqfs"
 

@@ -752,6 +752,7 @@ layout ubuntu /casper/filesystem.squashfs /casper/filesystem.size filesystem.squ
 layout ubuntu-layered /casper/minimal.standard.live.squashfs /casper/minimal.standard.live.size - --image --no-run
 layout arch /arch/x86_64/airootfs.sfs /arch/x86_64/airootfs.sha512 airootfs.sfs.sig
 layout arch-erofs /arch/x86_64/airootfs.erofs /arch/x86_64/airootfs.sha512 airootfs.erofs.cms.sig
+layout arch2025 /arch/x86_64/airootfs.sfs /arch/x86_64/airootfs.sha512 airootfs.sfs.sig
 
 # ---- --sort: the files' data in the sort file's order --------------------------------------------
 # The fedora fixture's two files of more than a block: mksquashfs puts random.bin
