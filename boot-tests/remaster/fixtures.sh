@@ -6,6 +6,7 @@
 #   fedora.iso          /LiveOS/squashfs.img (squashfs xz -Xbcj x86) + .sha256, isolinux +
 #                       images/efiboot.img (El Torito EFI, a FAT with EFI/BOOT/grub.cfg),
 #                       EFI/BOOT/grub.cfg, boot/grub2/grub.cfg, implanted ISO MD5
+#   fedora41.iso        lorax 41: GRUB only, images/eltorito.img (BIOS), efiboot.img appended as GPT partition 2
 #   fedora-erofs.iso    the same, /LiveOS/squashfs.img an EROFS image (lz4hc, 1 MiB pclusters)
 #   fedora-erofs-selinux.iso  the same with security.selinux on every inode, as Fedora's
 #   debian.iso          live-build: /live/filesystem.squashfs (xz) + .size + .packages,
@@ -320,6 +321,23 @@ EOF
 	isolinux_files "$t/isolinux"
 	fat "$t/images/efiboot.img" 2048 "$grub_efi:/EFI/BOOT/BOOTX64.EFI" "$grub_efi:/EFI/BOOT/grubx64.efi" \
 		"$t/EFI/BOOT/grub.cfg:/EFI/BOOT/grub.cfg"
+}
+fedora41_iso() { # OUT IMG: lorax 41: GRUB only (no isolinux): images/eltorito.img for BIOS,
+	# efiboot.img appended as GPT partition 2 for UEFI (lorax's x86 template's xorrisofs call)
+	local t=$work/iso-fedora41
+	fedora_tree "$t" "$2"
+	rm -rf "$t/isolinux"
+	mkdir -p "$t/boot/grub2/i386-pc"
+	cp "$grub_eltorito" "$t/images/eltorito.img"
+	cp /usr/lib/grub/i386-pc/{normal,linux,search,iso9660}.mod "$t/boot/grub2/i386-pc/"
+	mv "$t/images/efiboot.img" "$work/fedora41-efiboot.img"
+	run xorriso -as mkisofs -o "$1" -R -J -V "$LABEL" --grub2-mbr /usr/lib/grub/i386-pc/boot_hybrid.img \
+		-partition_offset 16 -appended_part_as_gpt \
+		-append_partition 2 C12A7328-F81F-11D2-BA4B-00A0C93EC93B "$work/fedora41-efiboot.img" \
+		-iso_mbr_part_type EBD0A0A2-B9E5-4433-87C0-68B6B72699C7 -c boot.cat --boot-catalog-hide \
+		-b images/eltorito.img -no-emul-boot -boot-load-size 4 -boot-info-table --grub2-boot-info \
+		-eltorito-alt-boot -e --interval:appended_partition_2:all:: -no-emul-boot "$t"
+	run implantisomd5 --force "$1"
 }
 fedora_iso() { # OUT IMG
 	local t
@@ -751,6 +769,7 @@ pin_times "$work/root-nosh"
 
 squash "$work/root-fedora" "$work/fedora.sqfs" -comp xz -Xbcj x86
 fedora_iso "$out/fedora.iso" "$work/fedora.sqfs"
+fedora41_iso "$out/fedora41.iso" "$work/fedora.sqfs"
 # EROFS: fsck.erofs 1.5 cannot extract xattrs, so iso/remaster takes only images
 # without any (-x-1) and refuses the others (fedora-erofs-xattrs, -selinux)
 erofs "$work/root-fedora" "$work/fedora.erofs" -zlz4hc,12 -C1048576 -x-1

@@ -746,6 +746,7 @@ replay_check() {
 
 # ---- each layout --------------------------------------------------------------------------------
 layout fedora /LiveOS/squashfs.img /LiveOS/squashfs.img.sha256 -
+layout fedora41 /LiveOS/squashfs.img /LiveOS/squashfs.img.sha256 -
 layout fedora-erofs /LiveOS/squashfs.img /LiveOS/squashfs.img.sha256 -
 layout debian /live/filesystem.squashfs /live/filesystem.size -
 layout ubuntu /casper/filesystem.squashfs /casper/filesystem.size filesystem.squashfs.gpg
