@@ -12,8 +12,10 @@
 #     isolinux's menu ' console=ttyS0,115200' is typed (QEMU's monitor: Tab, the
 #     text, Return); its kernel, live-boot and systemd's login prompt show on ttyS0;
 #  4. iso/remaster --add DIR --run CMD --cmdline-add --cmdline-remove: DIR has a
-#     marker, a .deb (dpkg-deb --build) in /var/tmp and a systemd service that checks
-#     the boot from inside and writes TAP to ttyS1; CMD installs the .deb and deletes
+#     marker, a .deb (dpkg-deb --build) in /var/tmp, a systemd service that checks
+#     the boot from inside and writes TAP to ttyS1, and an initramfs-tools hook (so
+#     the remaster makes the initrd anew with the root's update-initramfs and puts
+#     it on the ISO: the boots below use it); CMD installs the .deb and deletes
 #     it; the command line gets console=ttyS0,115200 verify-checksums
 #     livesquash.remastered=1 and loses quiet splash. Host checks of the result.
 #  5. live-boot's verify-checksums is a media check: its initramfs checks the
