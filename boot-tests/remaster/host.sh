@@ -1254,7 +1254,8 @@ refresh_case() {
 	printf '%s\n' '#!/bin/sh' '# a stand-in for the distribution'"'"'s initramfs tool (remaster host test)' \
 		'args="$*" k= out=' 'while [ $# -gt 0 ]; do case $1 in -k|--kver) k=$2; shift ;; -g) out=$2; shift ;; -*) ;; *) out=$1 ;; esac; shift; done' \
 		'[ -n "$out" ] || out=/boot/initrd.img-$k' \
-		'echo "initrd for $k by ${0##*/} $args; pid 1 is $(cat /proc/1/comm)" >"$out"' >"$a/$tool"
+		'echo "initrd for $k by ${0##*/} $args; pid 1 is $(cat /proc/1/comm)" >"$out"' \
+		'if [ -f /usr/lib/initcpio/pad ]; then cat /usr/lib/initcpio/pad >>"$out"; fi' >"$a/$tool"
 	chmod 0755 "$a/$tool"
 	rm_run "refresh-$name" --add "$a" "$iso" "$R/$name/out.iso"
 	refresh_check() {
@@ -1267,7 +1268,7 @@ refresh_case() {
 		done
 		for p in $ipaths; do
 			xorriso -osirrox on -indev "$R/$name/out.iso" -extract "$p" "$R/$name/x/i" >/dev/null 2>&1
-			got=$(cat "$R/$name/x/i")
+			got=$(head -n1 "$R/$name/x/i")
 			[[ $got == "initrd for $KV by ${tool##*/} $want; pid 1 is (sd-stubinit)" ]] || { echo "$p: '$got'"; rc=1; }
 		done
 		grep -q "making the initrd for $KV in the container" "$W/logs/refresh-$name.out" || { echo "not said"; rc=1; }
@@ -1276,6 +1277,32 @@ refresh_case() {
 	tap_test "[refresh:$name] --add of a kernel and modules: ${tool##*/} ($want) made the initrd in the container; the kernel and initrd at $kpaths $ipaths are the new ones" refresh_check
 }
 refresh_case debian "$FX/debian.iso" usr/sbin/update-initramfs /live/vmlinuz /live/initrd.img "-k $KV -c"
+# archiso: mkinitcpio; its ESP (appended partition 2) holds the kernel and initrd too,
+# for systemd-boot: a 3 MiB initrd does not fit in the 2 MiB FAT, which is made bigger
+mkdir -p "$R/arch/add/usr/lib/initcpio"
+head -c 3145728 /dev/urandom >"$R/arch/add/usr/lib/initcpio/pad"
+refresh_case arch "$FX/arch.iso" usr/bin/mkinitcpio /arch/boot/x86_64/vmlinuz-linux /arch/boot/x86_64/initramfs-linux.img \
+	"-k $KV -g /run/livesquash-refresh/initrd"
+arch_esp_refreshed() {
+	local d=$R/arch/x part first last
+	[[ $RC == 0 ]] || return 1
+	part=$(xorriso -indev "$R/arch/out.iso" -report_system_area cmd 2>/dev/null |
+		awk '$1 == "-append_partition" && $2 == 2 { match($4, /[0-9]+d-[0-9]+d/); print substr($4, RSTART, RLENGTH) }')
+	first=${part%%d-*} last=${part#*-}
+	last=${last%d}
+	[[ -n $first && -n $last ]] || { echo "no appended partition 2"; return 1; }
+	dd if="$R/arch/out.iso" of="$d/esp.img" bs=512 skip="$first" count=$((last - first + 1)) status=none
+	if ! mcopy -n -i "$d/esp.img" ::/arch/boot/x86_64/vmlinuz-linux "$d/esp-k" ||
+		! mcopy -n -i "$d/esp.img" ::/arch/boot/x86_64/initramfs-linux.img "$d/esp-i"; then
+		echo "mcopy from the ESP failed"
+		return 1
+	fi
+	[[ $(cat "$d/esp-k") == "the new kernel $KV" ]] || { echo "the ESP's kernel is the old one"; return 1; }
+	cmp -s "$d/esp-i" "$d/i" || { echo "the ESP's initrd is not the ISO's new one"; return 1; }
+	mcopy -n -i "$d/esp.img" ::/loader/entries/01-archiso-x86_64-linux.conf "$d/entry" || { echo "the ESP lost its loader entries"; return 1; }
+	grep -q 'made bigger' "$W/logs/refresh-arch.out" || { echo "the FAT was not made bigger"; return 1; }
+}
+tap_test "[refresh:arch] the ESP (appended partition 2) has the new kernel and initrd too, made bigger for them, its loader entries kept" arch_esp_refreshed
 refresh_case fedora "$FX/fedora.iso" usr/bin/dracut "/images/pxeboot/vmlinuz /isolinux/vmlinuz" \
 	"/images/pxeboot/initrd.img /isolinux/initrd.img" "--force --no-hostonly --kver $KV --add dmsquash-live /run/livesquash-refresh/initrd"
 # an --add that leaves the boot setup alone leaves the ISO's kernel and initrd alone
