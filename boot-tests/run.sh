@@ -682,8 +682,8 @@ EOT
 }
 
 # ---- third-party layouts booted by their own logic -------------------------------
-# the remaster fixtures of Fedora's layout (remaster/fixtures.sh), squashfs and
-# EROFS root images, remastered with an init (busybox's), the test hook and the
+# the remaster fixtures of Fedora's layouts (remaster/fixtures.sh: lorax with isolinux
+# and lorax 41 GRUB-only), squashfs and EROFS root images (one with SELinux labels), remastered with an init (busybox's), the test hook and the
 # markers, booted with our kernel (the fixture's is a placeholder) by dracut 106's
 # dmsquash-live as Fedora boots them: the squashfs root read by our driver, the
 # EROFS one by the kernel's EROFS
@@ -706,7 +706,9 @@ suite_fixtures() {
 	ln -s ../bin/busybox "$dir/init/sbin/init"
 	echo "# busybox init: the test hook's ::once: line follows" >"$dir/init/etc/inittab"
 	echo "added by boot-tests" >"$dir/add/livesquash-marker-add.txt"
-	for name in fedora fedora-erofs; do
+	# fedora41: lorax 41's GRUB-only layout; fedora-erofs-selinux: Fedora 42's EROFS root
+	# with SELinux labels (erofs-utils 1.8 keeps them)
+	for name in fedora fedora41 fedora-erofs fedora-erofs-selinux; do
 		want=squashfs
 		[[ $name == *erofs* ]] && want=erofs
 		rc=0
