@@ -1410,7 +1410,8 @@ else
 fi
 
 # ---- casper's layers (issue 27): Ubuntu 24.04's minimal, minimal.standard,
-# minimal.standard.live and a language layer minimal.en, each with the dpkg status of
+# minimal.standard.live, a language layer minimal.en and a secure-boot layer
+# minimal.standard.enhanced-secureboot, each with the dpkg status of
 # its stack, manifests and install-sources.yaml sizes. --run/--add on a layer work on
 # the whole stack (overlayfs) and land in that layer as a delta
 U=$W/layers
@@ -1421,13 +1422,15 @@ chmod -R u+w "$U/casper"
 unsquashfs -q -n -d "$U/minimal" "$U/casper/minimal.squashfs" >/dev/null
 stanza() { printf 'Package: %s\nStatus: install ok installed\nPriority: optional\nArchitecture: amd64\nVersion: %s\nDescription: %s\n\n' "$1" "$2" "$1"; }
 mkdir -p "$U/minimal/var/lib/dpkg" "$U/standard/var/lib/dpkg" "$U/standard/usr/share/standard" \
-	"$U/live/var/lib/dpkg" "$U/en/usr/share/locale/en"
+	"$U/live/var/lib/dpkg" "$U/en/usr/share/locale/en" "$U/sb/usr/lib/tpm"
 { stanza base-files 13ubuntu10; stanza busybox 1:1.36.1-6; } >"$U/minimal/var/lib/dpkg/status"
 { cat "$U/minimal/var/lib/dpkg/status"; stanza vim 2:9.1.0016-1; } >"$U/standard/var/lib/dpkg/status"
 echo standard >"$U/standard/usr/share/standard/file"
 { cat "$U/standard/var/lib/dpkg/status"; stanza casper 1.498; } >"$U/live/var/lib/dpkg/status"
 echo en >"$U/en/usr/share/locale/en/file"
-for l in minimal:minimal standard:minimal.standard live:minimal.standard.live en:minimal.en; do
+echo sb >"$U/sb/usr/lib/tpm/file"
+for l in minimal:minimal standard:minimal.standard live:minimal.standard.live en:minimal.en \
+	sb:minimal.standard.enhanced-secureboot; do
 	mksquashfs "$U/${l%%:*}" "$U/casper/${l#*:}.squashfs" -comp xz -noappend -quiet >/dev/null
 done
 for l in minimal minimal.standard minimal.standard.live; do
@@ -1462,7 +1465,7 @@ layers_check() {
 	[[ ! -e $d/standard/bin/busybox ]] || { echo "the layer holds minimal's files: not a delta"; rc=1; }
 	getfattr -R -h -m '^trusted\.overlay\.(origin|impure|uuid|nlink|upper)$' "$d/standard" 2>/dev/null | grep -q . &&
 		{ echo "overlayfs' own xattrs in the layer"; rc=1; }
-	for l in minimal minimal.standard.live minimal.en; do
+	for l in minimal minimal.standard.live minimal.en minimal.standard.enhanced-secureboot; do
 		cmp -s "$U/casper/$l.squashfs" "$d/casper/$l.squashfs" || { echo "$l.squashfs changed"; rc=1; }
 	done
 	if ! grep -qxF "livesquash-test	1.0" "$d/casper/minimal.standard.manifest" || [[ $(wc -l <"$d/casper/minimal.standard.manifest") != 4 ]]; then
