@@ -9,7 +9,8 @@
 # (fuzz/fuzz.sh check);
 # each prints its own TAP and summary, and the last line adds them up:
 # "N passed, N failed". Exit status non-zero if any failed. `check.sh full`
-# (make check-full) runs the driver tests' full matrix, the live-build suite, the
+# (make check-full) runs the driver tests' full matrix, the live ISOs with our
+# kernel built from 6.1 (run.sh linux-6.1), the live-build suite, the
 # media suite on the Debian ISO and the Fedora-layout fixtures (squashfs, EROFS)
 # booted by dracut 106's dmsquash-live.
 set -uo pipefail
@@ -62,10 +63,12 @@ full) # make check-full
 			DRIVER_RUNDIR="$BUILD/driver-tests/run-full-6.1" \
 			bash "$here/driver/run.sh" full
 	fi
+	# the live ISOs with our kernel built from Debian 12's 6.1 (make iso LINUX=6.1)
+	suite live-6.1 bash "$here/run.sh" linux-6.1
 	suite livebuild bash "$here/thirdparty/run.sh"
 	suite media-debian bash "$here/run.sh" media-debian
 	suite fixtures bash "$here/run.sh" fixtures
-	echo "# all suites (driver full matrix on 6.12 and 6.1, live-build ISO remastered, the Debian ISO on its media, Fedora's layouts booted by dracut 106's dmsquash-live):"
+	echo "# all suites (driver full matrix on 6.12 and 6.1, the live ISOs on our 6.1 kernel, live-build ISO remastered, the Debian ISO on its media, Fedora's layouts booted by dracut 106's dmsquash-live):"
 	;;
 *)
 	echo "usage: check.sh [check|full]" >&2

@@ -6,13 +6,15 @@
 #   suites: busybox-bios busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media remaster
 #           check-iso missing-medium secureboot netboot (media: boot-tests/media.sh;
 #           secureboot: boot-tests/secureboot.sh; netboot: boot-tests/netboot.sh),
-#           media-debian and fixtures
-#           (not in all: make check-full runs them)
+#           media-debian, fixtures and linux-6.1 (the ISOs with our kernel
+#           from Debian 12's 6.1: busybox BIOS/UEFI x CD/USB, debian BIOS CD
+#           and UEFI USB) (not in all: make check-full runs them)
 #   all   = every suite (debian-uefi only with CHECK_DEBIAN_UEFI=yes)
 #   quick = busybox-bios
 # Environment (make passes these): BUILD TOP ACCEL MEM KERNEL; CHECK_BUILD=no skips
 # the `make iso`/`make initramfs` steps and tests what is already in build/;
-# BOOT_TIMEOUT, DEBIAN_TIMEOUT (seconds per boot). Logs: $BUILD/tests/SUITE/.
+# BOOT_TIMEOUT, DEBIAN_TIMEOUT (seconds per boot); LIVE_JOBS (2: two lanes of boots at
+# once, see below; 1: one boot at a time). Logs: $BUILD/tests/SUITE/.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -57,7 +59,7 @@ for a in "${@:-all}"; do
 		suites+=(media remaster check-iso missing-medium secureboot netboot)
 		;;
 	quick) suites+=(busybox-bios) ;;
-	busybox-bios | busybox-bios-dracut059 | busybox-uefi | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures | secureboot | netboot) suites+=("$a") ;;
+	busybox-bios | busybox-bios-dracut059 | busybox-uefi | linux-6.1 | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures | secureboot | netboot) suites+=("$a") ;;
 	*)
 		echo "run.sh: unknown suite '$a'" >&2
 		exit 2
@@ -809,8 +811,8 @@ suite_missing_medium() {
 	console_test "$tag"
 }
 
-for s in "${suites[@]}"; do
-	case $s in
+run_suite() { # SUITE
+	case $1 in
 	busybox-bios) suite_live busybox bios ;;
 	busybox-bios-dracut059)
 		VARIANT=-dracut059 VARIANT_MAKE=(DRACUT=059)
@@ -818,6 +820,17 @@ for s in "${suites[@]}"; do
 		VARIANT='' VARIANT_MAKE=()
 		;;
 	busybox-uefi) suite_live busybox uefi ;;
+	linux-6.1)
+		# the ISOs with our kernel built from Debian 12's 6.1 (make iso LINUX=6.1)
+		VARIANT=-linux6.1 VARIANT_MAKE=(LINUX=6.1)
+		suite_live busybox bios
+		suite_live busybox uefi
+		suite_live busybox bios usb
+		suite_live busybox uefi usb
+		suite_live debian bios
+		suite_live debian uefi usb
+		VARIANT='' VARIANT_MAKE=()
+		;;
 	busybox-usb) suite_live busybox bios usb ;;
 	busybox-dvd) suite_live busybox bios dvd ;;
 	debian-bios) suite_live debian bios ;;
@@ -831,7 +844,68 @@ for s in "${suites[@]}"; do
 	secureboot) suite_secureboot ;;
 	netboot) suite_netboot ;;
 	esac
+}
+
+# ---- two lanes -------------------------------------------------------------------
+# Every boot is one QEMU on one core under TCG; with LIVE_JOBS=2 (the default) the
+# suites of the Debian ISO, Secure Boot and the network boot run in a second lane
+# beside the others: two QEMUs at once, no more. What both lanes use is made
+# before the second starts: the ISOs and initramfs images (make_target, once per
+# run) and the busybox test ISO (the first lane's first suite). The second lane's
+# TAP goes to a file and follows the first's, numbered on.
+# run_lane COUNTS SUITE...: (in the background) the suites, TAP numbered from 1;
+# "tests passed failed skipped" to COUNTS at the end
+run_lane() {
+	local counts=$1 s
+	shift
+	LS_N=0 LS_PASS=0 LS_FAIL=0 LS_SKIP=0
+	for s in "$@"; do run_suite "$s"; done
+	echo "$LS_N $LS_PASS $LS_FAIL $LS_SKIP" >"$counts"
+}
+
+lane2=() lane1=()
+for s in "${suites[@]}"; do
+	case $s in
+	debian-bios | debian-uefi | secureboot | netboot) lane2+=("$s") ;;
+	*) lane1+=("$s") ;;
+	esac
 done
+if [[ ${LIVE_JOBS:-2} == 2 && ${#lane1[@]} -gt 0 && ${#lane2[@]} -gt 0 ]]; then
+	if [[ " ${lane2[*]} " == *" debian-"* ]]; then make_target iso-debian iso ROOTFS=debian || true; fi
+	if [[ " ${lane2[*]} " == *" netboot "* ]]; then make_target initramfs-net initramfs-net || true; fi
+	make_target iso-busybox iso ROOTFS=busybox || true
+	make_target initramfs initramfs || true
+	run_suite "${lane1[0]}"
+	lane1=("${lane1[@]:1}")
+	# a test ISO both lanes boot must be made before the fork (test_iso, once per run)
+	if [[ (" ${lane2[*]} " == *" netboot "* && -z ${test_iso_rc[busybox]:-}) ||
+		" ${lane1[*]} " == *" media-debian "* ]]; then
+		lane1+=("${lane2[@]}") lane2=()
+	fi
+else
+	lane1=("${suites[@]}") lane2=()
+fi
+if ((${#lane2[@]} == 0)); then
+	for s in "${lane1[@]}"; do run_suite "$s"; done
+else
+	lane2_tap=$LS_LOGDIR/lane2.tap
+	tap_diag "beside the rest, in a second lane: ${lane2[*]} (its TAP follows at the end; meanwhile in $lane2_tap)"
+	rm -f "$lane2_tap.counts"
+	run_lane "$lane2_tap.counts" "${lane2[@]}" >"$lane2_tap" 2>&1 </dev/null &
+	lane2_pid=$!
+	for s in "${lane1[@]}"; do run_suite "$s"; done
+	wait "$lane2_pid" || true
+	tap_diag "the second lane (${lane2[*]}):"
+	awk -v off="$LS_N" '/^(not )?ok [0-9]+( |$)/ {
+		i = index($0, "ok ") + 3; rest = substr($0, i); n = rest + 0
+		sub(/^[0-9]+/, "", rest); $0 = substr($0, 1, i - 1) (n + off) rest
+	} { print }' "$lane2_tap"
+	if read -r n p f k <"$lane2_tap.counts" 2>/dev/null; then
+		LS_N=$((LS_N + n)) LS_PASS=$((LS_PASS + p)) LS_FAIL=$((LS_FAIL + f)) LS_SKIP=$((LS_SKIP + k))
+	else
+		tap_notok "the second lane (${lane2[*]}) ended before its last suite did (its output above)"
+	fi
+fi
 
 tap_diag "total time $((SECONDS - run_start)) s"
 echo "1..$LS_N"

@@ -6,7 +6,8 @@ CHECK_BUILD ?= yes## check: yes = `make iso`/`make initramfs` first; no = test w
 CHECK_DEBIAN_UEFI ?= yes## check: yes = also boot the debian ISO through UEFI (adds ~5 min under TCG)
 BOOT_TIMEOUT ?= 240## check: seconds a busybox boot may take, start to power-off
 DEBIAN_TIMEOUT ?= 500## check: seconds a debian boot may take, start to power-off (measured 207-316 s under TCG)
-SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-bios-dracut059 busybox-uefi busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium secureboot netboot fixtures)
+LIVE_JOBS ?= 2## check: live boots at once: 2 = the Debian ISO's, Secure Boot's and the network's suites in a second lane beside the others (one QEMU each); 1 = one boot at a time
+SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-bios-dracut059 busybox-uefi linux-6.1 busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium secureboot netboot fixtures)
 
 DEB_ROOT ?= $(if $(filter 6.12,$(LINUX)),$(DEB612)/root)## driver tests, bench: the Debian kernel booted with its stock squashfs.ko and our module: Debian 13's (kernel-tree-6.12 extracts it here) when LINUX=6.12; empty = the host's own (Debian 12's 6.1)
 # our module for that kernel
@@ -34,7 +35,7 @@ BENCH_LIVE_VARIANTS ?= ours plain dracut debian## bench-live: ours (the ISO as m
 BENCH_LIVE_SCALE ?= 1## bench-live: the medium's costs times this (the guest's CPU slowdown under TCG, which the run prints, restores real proportions)
 BENCH_LIVE_MODES ?= no## bench-live: yes = also our boot modes rd.live.ram, rd.live.ram=background and persistence, each against ours from the CD
 
-export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT
+export CHECK_BUILD CHECK_DEBIAN_UEFI BOOT_TIMEOUT DEBIAN_TIMEOUT LIVE_JOBS
 export BENCH_ROUNDS BENCH_SMP BENCH_MEM BENCH_TREE BENCH_FILE_MB BENCH_COMPS BENCH_TREE_COMPS BENCH_EROFS
 export BENCH_WORKLOADS BENCH_RAND_N BENCH_WARM BENCH_MOUNTS BENCH_TIMEOUT BENCH_LIVE_ROUNDS BENCH_LIVE_MEDIA BENCH_LIVE_VARIANTS BENCH_LIVE_SCALE BENCH_LIVE_MODES BENCH_CLOCK
 
@@ -65,7 +66,7 @@ check-live: deps ## only the live-ISO boot tests
 check-driver: deps kernel $(DEB_MODULE) ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
 	@bash $(TOP)/boot-tests/driver/run.sh quick
 
-check-full: deps kernel module module-6.12 kernel-tree-6.12 erofs-utils ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; with LINUX=6.12 its Debian-kernel boots again on Debian 12's 6.1 (driver-full-6.1); then check-livebuild, the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min) and the Fedora-layout fixtures booted by dracut 106's dmsquash-live; the last line adds them up
+check-full: deps kernel module module-6.12 kernel-tree-6.12 erofs-utils ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; with LINUX=6.12 its Debian-kernel boots again on Debian 12's 6.1 (driver-full-6.1); the live ISOs with our kernel built from 6.1 (busybox BIOS/UEFI x CD/USB, debian BIOS CD and UEFI USB); then check-livebuild, the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min) and the Fedora-layout fixtures booted by dracut 106's dmsquash-live; the last line adds them up
 	@bash $(TOP)/boot-tests/check.sh full
 
 check-livebuild: deps ## a third-party ISO: Debian live-build's (built once, cached in /var/cache/livesquash/live-build/), remastered by iso/remaster, live-boot's verify-checksums, booted BIOS/UEFI x CD/USB stick, checked from inside (boot-tests/thirdparty/)

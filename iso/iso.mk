@@ -24,14 +24,18 @@ VOLID ?= ## remaster: the copy's volume label (boot configs that name the old on
 NETBOOT_DIR ?= $(BUILD)/netboot/$(ROOTFS)## netboot: the bundle's folder (serve it over TFTP and HTTP)
 NETBOOT_URL ?= ## netboot: where NETBOOT_DIR is served over HTTP, as the booted machine reaches it (default http://THE-TFTP-SERVER)
 
-# the default dracut's paths have no suffix
+# the default dracut's and kernel's paths have no suffix; an ISO with our 6.1
+# kernel (make iso LINUX=6.1) is build/livesquash-ROOTFS-linux6.1.iso, its tree
+# of its own (the kernel is copied into the tree); the initramfs has no kernel
+# modules (dracut --no-kernel), one serves both kernels
 DRACUT_SUFFIX := $(if $(filter-out 106,$(DRACUT)),-dracut$(DRACUT))
-ISO_TREE := $(BUILD)/iso/$(ROOTFS)$(DRACUT_SUFFIX)/tree
+ISO_SUFFIX := $(DRACUT_SUFFIX)$(if $(and $(filter $(BZIMAGE),$(KERNEL)),$(filter-out 6.12,$(LINUX))),-linux$(LINUX))
+ISO_TREE := $(BUILD)/iso/$(ROOTFS)$(ISO_SUFFIX)/tree
 SQUASHFS_IMG := $(ISO_TREE)/LiveOS/squashfs.img
 INITRD := $(BUILD)/initramfs$(DRACUT_SUFFIX)/initrd.img
-ISO := $(BUILD)/livesquash-$(ROOTFS)$(DRACUT_SUFFIX).iso
+ISO := $(BUILD)/livesquash-$(ROOTFS)$(ISO_SUFFIX).iso
 INITRD_NET := $(BUILD)/initramfs-net/initrd.img
-ISO_SIGNED ?= $(BUILD)/livesquash-$(ROOTFS)$(DRACUT_SUFFIX)-signed.iso## iso SIGN=1: the signed ISO (the unsigned ISO is made too, unchanged)
+ISO_SIGNED ?= $(BUILD)/livesquash-$(ROOTFS)$(ISO_SUFFIX)-signed.iso## iso SIGN=1: the signed ISO (the unsigned ISO is made too, unchanged)
 # the sort file mkimage.sh packs with: with BOOT_ORDER=1, where there is a profile
 IMAGE_SORT = $(if $(filter 1,$(BOOT_ORDER)),$(wildcard $(BOOT_ORDER_SORT)))
 
