@@ -121,14 +121,20 @@ gl_check "kernel log has our driver's init line 'livesquash: squashfs 4.0 driver
 # 2. / is an overlay on /run/rootfsbase
 root_type=$(mount_field / 3)
 root_opts=$(mount_field / 4)
-upper=$(echo "$root_opts" | tr ',' '\n' | sed -n 's/^upperdir=//p')
+root_source=$(mount_field / 1)
+# dracut's overlayfs module mounts it as dmsquash-live does: upperdir=/run/overlayfs,
+# workdir=/run/ovlwork, lowerdir=[/run/overlayfs-r:]/run/rootfsbase, the first
+# two (and the third) links to where they are (upper: the folder they lead to)
+root_upper=$(echo "$root_opts" | tr ',' '\n' | sed -n 's/^upperdir=//p')
 root_lower=$(echo "$root_opts" | tr ',' '\n' | sed -n 's/^lowerdir=//p')
+upper=$(readlink -f "$root_upper")
 root_is_overlay() {
-	echo "/ is $root_type ($root_opts)"
-	# (a read-only persistent upper is a layer above it: lowerdir=UPPER:$BASE)
-	[ "$root_type" = overlay ] && [ "${root_lower##*:}" = "$BASE" ]
+	echo "/ is $root_type $root_source ($root_opts); /run/overlayfs -> $upper, /run/ovlwork -> $(readlink /run/ovlwork)"
+	# (a read-only persistent upper is a layer above it: lowerdir=/run/overlayfs-r:$BASE)
+	[ "$root_type" = overlay ] && [ "${root_lower##*:}" = "$BASE" ] && [ "$root_source" = LiveOS_rootfs ] &&
+		[ "$root_upper" = /run/overlayfs ] && [ -L /run/overlayfs ] && [ -L /run/ovlwork ]
 }
-gl_check "/ is overlayfs whose lowest layer is $BASE" root_is_overlay
+gl_check "/ is overlayfs LiveOS_rootfs whose lowest layer is $BASE, upper /run/overlayfs (dracut's overlayfs module)" root_is_overlay
 
 # 3. /run/rootfsbase is our squashfs on a loop device backed by the image
 base_dev=$(mount_field $BASE 1)
@@ -321,8 +327,9 @@ fi
 # 7a. rd.live.overlay.size=MiB: the tmpfs upper's size
 if [ -n "${LS_OVLSIZE:-}" ]; then
 	ovl_size() {
-		echo "/run/overlayfs: $(mount_field /run/overlayfs 3) $(mount_field /run/overlayfs 4)"
-		has_opt "$(mount_field /run/overlayfs 4)" "size=$((LS_OVLSIZE * 1024))k"
+		echo "/run/initramfs/overlay: $(mount_field /run/initramfs/overlay 3) $(mount_field /run/initramfs/overlay 4); upper $upper"
+		has_opt "$(mount_field /run/initramfs/overlay 4)" "size=$((LS_OVLSIZE * 1024))k" &&
+			[ "$upper" = /run/initramfs/overlay/upper ]
 	}
 	gl_check "rd.live.overlay.size=$LS_OVLSIZE: the tmpfs under the overlay's upper is $LS_OVLSIZE MiB" ovl_size
 fi
@@ -346,8 +353,10 @@ persist_on_device() { # rw|ro
 		return 1
 	fi
 	# read-only: the kept upper is a lower layer, the new upper is the tmpfs
-	case $root_opts in *"lowerdir=$PERSIST/"*) ;; *) return 1 ;; esac
-	[ "$upper" = /run/overlayfs/upper ]
+	echo "lowerdir=$root_lower; /run/overlayfs-r -> $(readlink -f /run/overlayfs-r)"
+	case $root_lower in /run/overlayfs-r:*) ;; *) return 1 ;; esac
+	case $(readlink -f /run/overlayfs-r) in "$PERSIST"/*) ;; *) return 1 ;; esac
+	[ "$upper" = /run/initramfs/overlay/upper ]
 }
 changes_seen() {
 	echo "$PFILE: '$(cat $PFILE 2>&1)'; /${LS_PDEL#./} $(ls -d "/${LS_PDEL#./}" 2>&1); /${LS_PMODE#./} mode $(mode_of "/${LS_PMODE#./}")"
@@ -375,7 +384,7 @@ readonly)
 	gl_check "rd.live.overlay.readonly: the persistence device is mounted ro at $PERSIST, its upper a lower layer under a tmpfs upper" persist_on_device ro
 	gl_check "the kept changes are here: $PFILE written, /${LS_PDEL#./} deleted, /${LS_PMODE#./} mode 600" changes_seen
 	ro_write() {
-		echo new >/livesquash-ro-new.txt && [ -f /run/overlayfs/upper/livesquash-ro-new.txt ] &&
+		echo new >/livesquash-ro-new.txt && [ -f "$upper/livesquash-ro-new.txt" ] &&
 			[ ! -e "$PERSIST/LiveOS/overlayfs/upper/livesquash-ro-new.txt" ]
 	}
 	gl_check "a new file lands in the tmpfs upper, not on the persistence device" ro_write

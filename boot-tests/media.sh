@@ -15,6 +15,8 @@
 #                   changes are gone
 #   persist-vfat    rd.live.overlay=LABEL=VFATP:/persist.img: the overlay in an ext4
 #                   image file on a vfat disk; persist-full: a full one, its message
+#   ovl-fallback    rootflags= with an option overlayfs refuses: dracut's overlayfs
+#                   module fails, our mount hook 99 mounts the overlay, one message
 #   ram             CD, entry "copy to RAM": the medium released, ejected by the host
 #                   (QEMU refuses while the guest holds it), every file read after
 #   ram-lowmem      -m 200 with rd.live.ram and rd.live.overlay= on a CD: both refused
@@ -218,6 +220,13 @@ suite_media() {
 	live_boot "$p-persist-full" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" cd
 	tap_test "[$p-persist-full] a full persistence image: one message, its changes used read-only, the boot goes on" \
 		media_console_has "$p-persist-full" 'livesquash: persistence device LABEL=VFATP is full \([0-9]+ KiB free\): its changes are used read-only, new ones last until power-off'
+
+	# dracut's overlayfs module fails (a mount option overlayfs does not know, given
+	# with rootflags=, which it passes on): mount hook 99 mounts the overlay itself
+	LB_ARGS=(--kernel "$in/vmlinuz" --initrd "$in/initrd.img" --append "$plain rootflags=livesquash_no_such_option")
+	live_boot "$p-ovl-fallback" "$TEST_ISO" bios "$tmo" "$TEST_MANIFEST" "" cd
+	tap_test "[$p-ovl-fallback] dracut's overlay mount refused (rootflags=livesquash_no_such_option): one message, ours mounts it, the boot goes on" \
+		media_console_has "$p-ovl-fallback" "livesquash: dracut's overlayfs module left /sysroot unmounted; mounted the overlay \\(lowerdir=/run/rootfsbase,upperdir=/run/overlayfs,workdir=/run/ovlwork\\)"
 
 	# copy to RAM from a CD (entry 1); the host ejects the CD once the guest says
 	# it is released. Debian's udev locks the tray again for the eject button

@@ -309,7 +309,7 @@ initrd_checks() {
 	[[ $VARIANT == -dracut059 ]] && want=059
 	rm -f "$d/initrd.img"
 	xorriso -osirrox on -indev "$iso" -extract /boot/initrd.img "$d/initrd.img" >"$d/initrd.log" 2>&1
-	tap_test "[$tag] the ISO's initramfs was made by dracut $want (lsinitrd) and has 90livesquash's hooks" \
+	tap_test "[$tag] the ISO's initramfs was made by dracut $want (lsinitrd) and has 90livesquash's mount hooks around dracut's overlayfs module's" \
 		initrd_is "$d/initrd.img" "$want"
 }
 initrd_is() { # INITRD DRACUT-VERSION
@@ -319,7 +319,10 @@ initrd_is() { # INITRD DRACUT-VERSION
 	list=$(lsinitrd "$1" 2>/dev/null)
 	v=$(sed -n 's/^Version: dracut-//p' <<<"$list" | head -n 1)
 	[[ $v == "$2"-* || $v == "$2" ]] || { echo "lsinitrd: made by dracut-$v"; return 1; }
-	grep -q 'hooks/mount/20-mount-livesquash.sh' <<<"$list" || { echo "lsinitrd: no 20-mount-livesquash.sh"; return 1; }
+	local h
+	for h in 00-mount-livesquash.sh 01-mount-overlayfs.sh 99-mount-livesquash-overlay.sh; do
+		grep -q "hooks/mount/$h" <<<"$list" || { echo "lsinitrd: no hooks/mount/$h"; return 1; }
+	done
 }
 
 suite_live() { # ROOTFS FIRMWARE [MEDIUM]

@@ -25,7 +25,10 @@ LIVESQUASH_ISOSCAN=/run/initramfs/isoscan
 LIVESQUASH_RAM=/run/initramfs/ram
 LIVESQUASH_PERSIST=/run/initramfs/persist
 LIVESQUASH_BASE=/run/rootfsbase
-LIVESQUASH_OVERLAY=/run/overlayfs
+# the tmpfs holding the overlay's upper/ and work/ (unless persistent); dracut's
+# overlayfs module mounts $NEWROOT with upperdir=/run/overlayfs,
+# workdir=/run/ovlwork (and /run/overlayfs-r read-only), links to them here
+LIVESQUASH_OVERLAY=/run/initramfs/overlay
 # MiB of MemAvailable that rd.live.ram leaves free besides the image's copy
 LIVESQUASH_RAM_RESERVE=256
 # rd.live.net=stream: the network image as a block device (nbdkit's curl
@@ -125,6 +128,7 @@ livesquash_isoscan() {
         if [ -f "$LIVESQUASH_ISOSCAN/${_ls_file#/}" ] \
             && _ls_loop=$(losetup -r -f --show "$LIVESQUASH_ISOSCAN/${_ls_file#/}"); then
             info "livesquash: found $_ls_file on $_ls_d ($_ls_t), looped on $_ls_loop"
+            ln -sf "$_ls_d" /run/initramfs/isoscandev
             livesquash_set isoloop "$_ls_loop"
             livesquash_set dev "$_ls_loop"
             return 0
@@ -197,9 +201,9 @@ livesquash_try_mount() {
 # skipped when already done, so the mount hook may run any number of times.
 livesquash_mount_root() {
     # (all built into our kernel; modules of a stock kernel)
-    for _ls_mod in loop squashfs overlay; do
-        modprobe -q "$_ls_mod" 2> /dev/null
-    done
+    modprobe -q loop 2> /dev/null
+    load_fstype squashfs 2> /dev/null
+    load_fstype overlay 2> /dev/null
     if [ -n "$(livesquash_get url)" ]; then
         livesquash_net_image || return 1
     else
@@ -211,7 +215,7 @@ livesquash_mount_root() {
     livesquash_release_medium
     livesquash_ram_background
     livesquash_net_background
-    livesquash_mount_overlay
+    livesquash_prepare_overlay
 }
 
 livesquash_rel() {
@@ -247,6 +251,8 @@ livesquash_mount_medium() {
         return 1
     fi
     livesquash_set imgpath "$LIVESQUASH_LIVE/$_ls_rel"
+    # where dmsquash-live leaves it, for the tools that look there
+    ln -sf "$_ls_dev" /run/initramfs/livedev
     return 0
 }
 
@@ -282,7 +288,7 @@ livesquash_check_image() {
         info "livesquash: $_ls_rel: sha256 OK"
     fi
     _ls_dev=$(readlink -f "$(livesquash_get dev)")
-    if command -v checkisomd5 > /dev/null && [ "$(blkid -o value -s TYPE "$_ls_dev")" = iso9660 ]; then
+    if command -v checkisomd5 > /dev/null && [ "$(livesquash_fstype "$_ls_dev")" = iso9660 ]; then
         info "livesquash: checking the medium $_ls_dev against its implanted MD5 (checkisomd5)"
         timeout "$_ls_t" checkisomd5 --verbose "$_ls_dev" > /dev/console 2>&1
         case $? in
@@ -381,13 +387,11 @@ livesquash_prefetch() {
         *) case "$(readlink -f "$(livesquash_get dev)")" in /dev/sr*) ;; *) return 0 ;; esac ;;
     esac
     read -r _ls_n < "$_ls_pf" || _ls_n=
-    case "$_ls_n" in
-        0) return 0 ;;
-        '' | *[!0-9]*)
-            warn "livesquash: $_ls_pf holds no byte count ('$_ls_n'): not read ahead"
-            return 0
-            ;;
-    esac
+    if ! isdigit "$_ls_n"; then
+        warn "livesquash: $_ls_pf holds no byte count ('$_ls_n'): not read ahead"
+        return 0
+    fi
+    [ "$_ls_n" -gt 0 ] || return 0
     _ls_t0=$(livesquash_uptime_cs)
     if ! dd if="$1" of=/dev/null bs=1M count=$(((_ls_n + 1048575) / 1048576)) 2> /dev/null; then
         warn "livesquash: cannot read the start of $1"
@@ -404,7 +408,8 @@ livesquash_mount_image() {
     livesquash_prefetch "$_ls_path"
     info "livesquash: mounting $_ls_path on $LIVESQUASH_BASE"
     livesquash_mount "$(livesquash_rel)" -t squashfs -o ro,loop "$_ls_path" "$LIVESQUASH_BASE" || return 1
-    # the same test dracut applies to $NEWROOT later, with a clearer message
+    # (dracut 059 applies the same test to $NEWROOT later, 106 no more): a
+    # clear message instead of a failed switch_root
     for _ls_d in proc sys dev; do
         if ! [ -d "$LIVESQUASH_BASE/$_ls_d" ]; then
             livesquash_fail "cannot mount $(livesquash_rel): no /$_ls_d in it, not a root filesystem"
@@ -522,37 +527,83 @@ livesquash_persist_dirs() {
 }
 
 # the tmpfs for the overlay's upper (rd.live.overlay.size= MiB, else tmpfs's
-# default: half the RAM)
+# default: half the RAM), holding upper/ and work/
 livesquash_mount_tmpfs() {
-    ismounted "$LIVESQUASH_OVERLAY" && return 0
-    _ls_opt=mode=0755
-    _ls_size=$(livesquash_get ovlsize)
-    [ -n "$_ls_size" ] && _ls_opt="$_ls_opt,size=${_ls_size}m"
-    mkdir -p "$LIVESQUASH_OVERLAY"
-    livesquash_mount "tmpfs on $LIVESQUASH_OVERLAY" -t tmpfs -o "$_ls_opt" tmpfs "$LIVESQUASH_OVERLAY"
+    if ! ismounted "$LIVESQUASH_OVERLAY"; then
+        _ls_opt=mode=0755
+        _ls_size=$(livesquash_get ovlsize)
+        [ -n "$_ls_size" ] && _ls_opt="$_ls_opt,size=${_ls_size}m"
+        mkdir -p "$LIVESQUASH_OVERLAY"
+        livesquash_mount "tmpfs on $LIVESQUASH_OVERLAY" -t tmpfs -o "$_ls_opt" tmpfs "$LIVESQUASH_OVERLAY" || return 1
+    fi
+    mkdir -p "$LIVESQUASH_OVERLAY/upper" "$LIVESQUASH_OVERLAY/work"
 }
 
-# overlay on $NEWROOT: upper and work on the persistence device, or in the
-# tmpfs with the persistent upper as a lower layer (read-only), or in the
-# tmpfs alone (also when the persistent overlay cannot be mounted)
-livesquash_mount_overlay() {
+# livesquash_link LINK TARGET: LINK (absent, a link, or the empty folder that
+# dracut 106's pre-mount hook made) becomes a link to TARGET
+livesquash_link() {
+    [ -d "$1" ] && ! [ -L "$1" ] && rmdir "$1" 2> /dev/null
+    ln -sfn "$2" "$1"
+}
+
+# The overlay on $NEWROOT is mounted by dracut's own overlayfs module (mount
+# hook 01, after this one: as dmsquash-live has it, source LiveOS_rootfs,
+# lowerdir=[/run/overlayfs-r:]/run/rootfsbase, upperdir=/run/overlayfs,
+# workdir=/run/ovlwork). Here: its upper and work on the persistence device,
+# or in the tmpfs with the persistent upper as /run/overlayfs-r (read-only),
+# or in the tmpfs alone (also when the persistence device cannot be used);
+# the links, and rd.live.overlay.overlayfs (and .readonly) in /etc/cmdline.d.
+livesquash_prepare_overlay() {
     ismounted "$NEWROOT" && return 0
-    _ls_lower=$LIVESQUASH_BASE
+    _ls_upper='' _ls_ro=''
     if [ -n "$(livesquash_get ovl)" ] && livesquash_persist; then
-        if [ "$LIVESQUASH_PRO" = 1 ]; then
-            [ -d "$LIVESQUASH_PDIR/upper" ] && _ls_lower=$LIVESQUASH_PDIR/upper:$_ls_lower
-        else
-            info "livesquash: mounting overlay on $NEWROOT (lower $_ls_lower, upper $LIVESQUASH_PDIR/upper)"
-            livesquash_try_mount -t overlay -o "lowerdir=$_ls_lower,upperdir=$LIVESQUASH_PDIR/upper,workdir=$LIVESQUASH_PDIR/work" \
-                overlay "$NEWROOT" && return 0
-            warn "livesquash: cannot mount the overlay on persistence device $(livesquash_get ovl): $LIVESQUASH_WHY; $_ls_nop"
+        if [ "$LIVESQUASH_PRO" != 1 ]; then
+            _ls_upper=$LIVESQUASH_PDIR
+        elif [ -d "$LIVESQUASH_PDIR/upper" ]; then
+            _ls_ro=$LIVESQUASH_PDIR/upper
         fi
     fi
+    if [ -z "$_ls_upper" ]; then
+        livesquash_mount_tmpfs || return 1
+        _ls_upper=$LIVESQUASH_OVERLAY
+    fi
+    livesquash_link /run/overlayfs "$_ls_upper/upper"
+    livesquash_link /run/ovlwork "$_ls_upper/work"
+    rm -f /run/overlayfs-r
+    mkdir -p /etc/cmdline.d
+    echo rd.live.overlay.overlayfs=1 > /etc/cmdline.d/90-livesquash-overlay.conf
+    if [ -n "$_ls_ro" ]; then
+        ln -s "$_ls_ro" /run/overlayfs-r
+        echo rd.live.overlay.readonly=1 >> /etc/cmdline.d/90-livesquash-overlay.conf
+    fi
+    info "livesquash: overlay for $NEWROOT (dracut's overlayfs module): lower ${_ls_ro:+$_ls_ro:}$LIVESQUASH_BASE, upper $_ls_upper/upper"
+}
+
+# mount hook 99: dracut's overlayfs module mounts silently; if it did not,
+# the same overlay by hand, else the tmpfs alone, each failure named
+livesquash_mount_overlay() {
+    ismounted "$NEWROOT" && return 0
+    ismounted "$LIVESQUASH_BASE" || return 0
+    [ -L /run/overlayfs ] && [ -L /run/ovlwork ] || return 0
+    _ls_lower=$LIVESQUASH_BASE
+    [ -L /run/overlayfs-r ] && _ls_lower=/run/overlayfs-r:$_ls_lower
+    _ls_opts="lowerdir=$_ls_lower,upperdir=/run/overlayfs,workdir=/run/ovlwork"
+    if livesquash_try_mount -t overlay -o "$_ls_opts" LiveOS_rootfs "$NEWROOT"; then
+        warn "livesquash: dracut's overlayfs module left $NEWROOT unmounted; mounted the overlay ($_ls_opts)"
+        return 0
+    fi
+    case "$(readlink -f /run/overlayfs)" in
+        "$LIVESQUASH_OVERLAY"/*)
+            livesquash_fail "cannot mount the overlay on $NEWROOT ($_ls_opts): $LIVESQUASH_WHY"
+            return 1
+            ;;
+    esac
+    warn "livesquash: cannot mount the overlay on persistence device $(livesquash_get ovl): $LIVESQUASH_WHY; booting without persistence (changes last until power-off)"
     livesquash_mount_tmpfs || return 1
-    mkdir -p "$LIVESQUASH_OVERLAY/upper" "$LIVESQUASH_OVERLAY/work"
-    info "livesquash: mounting overlay on $NEWROOT (lower $_ls_lower, upper $LIVESQUASH_OVERLAY/upper)"
-    livesquash_mount "overlay on $NEWROOT" -t overlay \
-        -o "lowerdir=$_ls_lower,upperdir=$LIVESQUASH_OVERLAY/upper,workdir=$LIVESQUASH_OVERLAY/work" overlay "$NEWROOT"
+    livesquash_link /run/overlayfs "$LIVESQUASH_OVERLAY/upper"
+    livesquash_link /run/ovlwork "$LIVESQUASH_OVERLAY/work"
+    livesquash_mount "overlay on $NEWROOT" -t overlay -o "lowerdir=$_ls_lower,upperdir=/run/overlayfs,workdir=/run/ovlwork" \
+        LiveOS_rootfs "$NEWROOT"
 }
 
 # ---- a network image: root=live:http(s)://HOST/PATH/squashfs.img ----------

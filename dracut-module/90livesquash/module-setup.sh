@@ -12,7 +12,9 @@ check() {
 
 # called by dracut
 depends() {
-    echo base udev-rules
+    # overlayfs: dracut's own module mounts the overlay on $NEWROOT, as for
+    # dmsquash-live (its mount hook 01 runs between our two)
+    echo base udev-rules overlayfs
     return 0
 }
 
@@ -68,7 +70,8 @@ install() {
     fi
     livesquash_install_net
     inst_hook cmdline 25 "$moddir/parse-livesquash.sh"
-    inst_hook mount 20 "$moddir/mount-livesquash.sh"
+    inst_hook mount 00 "$moddir/mount-livesquash.sh"
+    inst_hook mount 99 "$moddir/mount-livesquash-overlay.sh"
 
     # The non-systemd emergency path calls halt/poweroff/reboot (rd.shell=0,
     # rd.emergency=...).  A host with systemd provides them only as links to
