@@ -31,8 +31,11 @@ for f in "${scripts[@]}"; do
 done
 
 # checkpatch runs in the kernel tree (fs/squashfs is fs-squashfs/ there), where it
-# knows the kernel's own names (zlib_inflateInit is not our CamelCase)
-ksrc=$BUILD/linux-source-6.1
+# knows the kernel's own names (zlib_inflateInit is not our CamelCase): Debian 13's
+# 6.12 (make kernel-tree-6.12, which make check and check-lint make first; its
+# checkpatch is the newer), else Debian 12's 6.1
+ksrc=$BUILD/trixie/linux-source-6.12
+[[ -x $ksrc/scripts/checkpatch.pl ]] || ksrc=$BUILD/linux-source-6.1
 mapfile -t csrc < <(cd fs-squashfs && find . -name '*.[ch]' | LC_ALL=C sort)
 # compat.h is the driver's one place that tests the kernel's version (6.1 and 6.12
 # from one source): checkpatch's LINUX_VERSION_CODE rule, meant for code merged into
@@ -44,10 +47,10 @@ checkpatch() {
 }
 if [[ -x $ksrc/scripts/checkpatch.pl && -e $ksrc/fs/squashfs ]]; then
 	for f in "${csrc[@]}"; do
-		tap_test "checkpatch --strict fs-squashfs/${f#./}" checkpatch "${f#./}"
+		tap_test "checkpatch --strict fs-squashfs/${f#./} (${ksrc#"$BUILD"/}'s)" checkpatch "${f#./}"
 	done
 else
-	tap_skip "checkpatch --strict fs-squashfs/ (no kernel tree: make kernel-tree)"
+	tap_skip "checkpatch --strict fs-squashfs/ (no kernel tree: make kernel-tree-6.12)"
 fi
 
 # sparse_build NAME WHAT MAKE-ARGS...: fs-squashfs/ built as a module with W=1 and
