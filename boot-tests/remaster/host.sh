@@ -1586,6 +1586,30 @@ tap_test "[sealed] the host's name is unchanged and the daemon the command start
 tap_test "[refresh] a --add/--run that changes no kernel, module or initramfs setting makes no initrd" no_refresh
 tap_test "[sealed] what the run left is removed and named: SSH host keys, the machine ID (empty again), the cached .deb, the new log, the line added to dpkg.log" seal_tidy
 
+# ---- Debian's policy-rc.d: a root with invoke-rc.d has /usr/sbin/policy-rc.d (exit
+# 101: no service a package installs starts in the container) for the run only, and
+# /usr/sbin's time back as it was, also when the run outlasts a second of the clock
+Q=$W/policy
+rm -rf "$Q"
+mkdir -p "$Q/add/usr/sbin" "$Q/out"
+printf '#!/bin/sh\nexit 0\n' >"$Q/add/usr/sbin/invoke-rc.d"
+chmod 0755 "$Q/add/usr/sbin/invoke-rc.d"
+touch -d @1700000000 "$Q/add/usr/sbin"
+rm_run policy --add "$Q/add" --run '/usr/sbin/policy-rc.d foo start; echo "policy-rc.d says $?" >/etc/livesquash-policy; sleep 2' \
+	"$FX/debian.iso" "$Q/out/debian.iso"
+policy_check() {
+	local r=$Q/root rc=0 t
+	[[ $RC == 0 ]] || { tail -n 3 "$W/logs/policy.err"; return 1; }
+	xorriso -osirrox on -indev "$Q/out/debian.iso" -extract /live/filesystem.squashfs "$Q/img" >/dev/null 2>&1
+	unpack "$Q/img" "$r" || { cat "$r.log"; return 1; }
+	[[ $(cat "$r/etc/livesquash-policy") == 'policy-rc.d says 101' ]] || { echo "the run saw: $(cat "$r/etc/livesquash-policy")"; rc=1; }
+	[[ ! -e $r/usr/sbin/policy-rc.d ]] || { echo "policy-rc.d shipped"; rc=1; }
+	t=$(stat -c %Y "$r/usr/sbin")
+	[[ $t == 1700000000 ]] || { echo "/usr/sbin's time is $t, was 1700000000"; rc=1; }
+	return "$rc"
+}
+tap_test "[policy] a root with invoke-rc.d: policy-rc.d (exit 101) during a 2 s --run, gone after it, /usr/sbin's time as it was" policy_check
+
 # ---- a root of more than 100,000 inodes (issue 27): the remaster's own steps must not
 # cost per file (the time is reported, not judged: speed belongs to benchmarks)
 BIG=$W/big
