@@ -6,7 +6,8 @@
 #               (needs the kernel tree: make kernel-tree)
 #   sparse, W=1 fs-squashfs/ built as a module against Debian's headers with C=2
 #               (sparse on every file) and W=1, in build/lint/: no warning; the same
-#               against Debian 13's 6.12 tree (make kernel-tree-6.12)
+#               against Debian 13's 6.12 tree (make kernel-tree-6.12) and the 7.x
+#               trees of trixie-backports and forky (make kernel-tree-backports, kernel-tree-forky)
 # Environment: TOP, BUILD (make passes them).
 set -euo pipefail
 
@@ -31,13 +32,14 @@ for f in "${scripts[@]}"; do
 done
 
 # checkpatch runs in the kernel tree (fs/squashfs is fs-squashfs/ there), where it
-# knows the kernel's own names (zlib_inflateInit is not our CamelCase): Debian 13's
-# 6.12 (make kernel-tree-6.12, which make check and check-lint make first; its
-# checkpatch is the newer), else Debian 12's 6.1
-ksrc=$BUILD/trixie/linux-source-6.12
-[[ -x $ksrc/scripts/checkpatch.pl ]] || ksrc=$BUILD/linux-source-6.1
+# knows the kernel's own names (zlib_inflateInit is not our CamelCase): the newest
+# there is, trixie-backports' 7.x (make kernel-tree-backports, which make check makes
+# first), else Debian 13's 6.12, else Debian 12's 6.1
+for ksrc in "$BUILD/trixie-backports/linux-source" "$BUILD/trixie/linux-source-6.12" "$BUILD/linux-source-6.1"; do
+	[[ ! -x $ksrc/scripts/checkpatch.pl ]] || break
+done
 mapfile -t csrc < <(cd fs-squashfs && find . -name '*.[ch]' | LC_ALL=C sort)
-# compat.h is the driver's one place that tests the kernel's version (6.1 and 6.12
+# compat.h is the driver's one place that tests the kernel's version (6.1 to 7.x
 # from one source): checkpatch's LINUX_VERSION_CODE rule, meant for code merged into
 # one kernel, is left out there and only there
 checkpatch() {
@@ -86,5 +88,15 @@ if [[ -e $k612/.prepared ]] && command -v sparse >/dev/null; then
 else
 	tap_skip "fs-squashfs/ against Debian 13's 6.12 (no prepared tree or no sparse: make kernel-tree-6.12)"
 fi
+# and against the newest 7.x of trixie-backports and of forky (kernel-config/suite-tree.sh)
+for suite in trixie-backports forky; do
+	kobj=$BUILD/$suite/kobj-mod
+	if [[ -e $kobj/.prepared ]] && command -v sparse >/dev/null; then
+		sparse_build "$suite" "$suite's linux-source ($(cat "$kobj/include/config/kernel.release"))" \
+			-C "$BUILD/$suite/linux-source" O="$kobj"
+	else
+		tap_skip "fs-squashfs/ against $suite's 7.x (no prepared tree: make kernel-tree-${suite#trixie-})"
+	fi
+done
 tap_summary
 ((LS_FAIL == 0))

@@ -57,7 +57,7 @@ fuzz-compare: deps module ## the fuzz queue and findings through Debian's kernel
 	@bash $(TOP)/boot-tests/fuzz/fuzz.sh compare
 
 .PHONY: check check-quick check-full check-livebuild check-repro check-remaster check-suites check-accel check-lint bench bench-aa bench-smoke bench-table
-check: deps module module-6.12 kernel-tree kernel-tree-6.12 erofs-utils ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium, Secure Boot, network boot), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
+check: deps module module-6.12 module-backports kernel-tree kernel-tree-6.12 erofs-utils ## lint, the remaster's host tests, the live-ISO boot tests (both ISOs, BIOS, UEFI, USB; busybox on its media: virtio disk, persistence, copy to RAM, ISO file, image check; remaster, missing medium, Secure Boot, network boot), the driver tests (with I/O errors and the fuzz findings), the bench smoke run and 3 minutes of fresh fuzzing; TAP, logs in build/tests/
 	@bash $(TOP)/boot-tests/check.sh
 
 check-live: deps ## only the live-ISO boot tests
@@ -66,7 +66,8 @@ check-live: deps ## only the live-ISO boot tests
 check-driver: deps kernel $(DEB_MODULE) ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
 	@bash $(TOP)/boot-tests/driver/run.sh quick
 
-check-full: deps kernel module module-6.12 kernel-tree-6.12 erofs-utils ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; with LINUX=6.12 its Debian-kernel boots again on Debian 12's 6.1 (driver-full-6.1); the live ISOs with our kernel built from 6.1 (busybox BIOS/UEFI x CD/USB, debian BIOS CD and UEFI USB); then check-livebuild, the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min) and the Fedora-layout fixtures booted by dracut 106's dmsquash-live; the last line adds them up
+check-full: deps kernel module module-6.12 module-backports module-forky kernel-tree-6.12 erofs-utils ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; with LINUX=6.12 its Debian-kernel boots again on Debian 12's 6.1 (driver-full-6.1); the live ISOs with our kernel built from 6.1 (busybox BIOS/UEFI x CD/USB, debian BIOS CD and UEFI USB); then check-livebuild, the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min) and the Fedora-layout fixtures booted by dracut 106's dmsquash-live; Debian's 7.x kernel (trixie-backports) with its stock module and ours (driver-7x); the last line adds them up
+	@$(MAKE) --no-print-directory kernel-tree-backports SUITE_IMAGE=yes
 	@bash $(TOP)/boot-tests/check.sh full
 
 check-livebuild: deps ## a third-party ISO: Debian live-build's (built once, cached in /var/cache/livesquash/live-build/), remastered by iso/remaster, live-boot's verify-checksums, booted BIOS/UEFI x CD/USB stick, checked from inside (boot-tests/thirdparty/)
@@ -88,7 +89,7 @@ check-suites: ## run only the boot-test suites named in SUITES=...
 check-accel: ## print the QEMU accelerator the tests use (kvm or tcg; probed once, cached in build/accel)
 	@bash $(TOP)/iso/accel.sh
 
-check-lint: deps kernel-tree kernel-tree-6.12 ## static checks (TAP): shellcheck every shell script, checkpatch --strict and sparse (C=2) + W=1 on fs-squashfs/ against Debian 12's 6.1 headers and Debian 13's 6.12 tree
+check-lint: deps kernel-tree kernel-tree-6.12 kernel-tree-backports ## static checks (TAP): shellcheck every shell script, checkpatch --strict and sparse (C=2) + W=1 on fs-squashfs/ against Debian 12's 6.1 headers and Debian 13's 6.12 tree
 	@bash $(TOP)/boot-tests/lint.sh
 
 bench: deps $(DEB_MODULE) ## A/B benchmark in QEMU on Debian's kernel: stock squashfs.ko vs ours vs EROFS (table, build/bench/run-full/results.json, ratios.png)

@@ -84,7 +84,7 @@ $(BZIMAGE): $(KOBJ)/.config $(DRIVER_SRC)
 # and its linux-headers from the trixie suite in build/trixie/debkernel/ (its
 # vmlinuz and stock modules: the driver tests' and the bench's 6.12 reference),
 # and the tree above prepared in build/kobj-6.12-mod with the headers' exact
-# .config, Module.symvers and release (kernel-config/debian-6.12.sh), so that
+# .config, Module.symvers and release (kernel-config/debian-kernel.sh), so that
 # a module built there loads into Debian's kernel. The lint builds fs-squashfs/
 # against it too (W=1, sparse), whichever LINUX is.
 KOBJ_612_MOD := $(BUILD)/kobj-6.12-mod
@@ -102,8 +102,8 @@ $(KSRC_612)/.livesquash-tree:
 	@rm -rf $(KSRC_612).tmp/fs/squashfs && ln -s $(TOP)/fs-squashfs $(KSRC_612).tmp/fs/squashfs
 	@mv $(KSRC_612).tmp $(KSRC_612) && touch $@
 
-$(KOBJ_612_MOD)/.prepared: $(KSRC_612)/.livesquash-tree $(TOP)/kernel-config/debian-6.12.sh
-	@bash $(TOP)/kernel-config/debian-6.12.sh $(DEB612) $(KSRC_612) $(KOBJ_612_MOD)
+$(KOBJ_612_MOD)/.prepared: $(KSRC_612)/.livesquash-tree $(TOP)/kernel-config/debian-kernel.sh
+	@bash $(TOP)/kernel-config/debian-kernel.sh trixie $(DEB612) $(KSRC_612) $(KOBJ_612_MOD)
 	@touch $@
 
 # The debug kernel: the same config plus kernel-config/debug/*.config (KASAN, UBSAN,
@@ -161,3 +161,29 @@ patches: ## write build/patches/: a series replacing fs/squashfs in linux-source
 
 patches-6.1: $(KOBJ)/.config
 	@bash $(TOP)/kernel-config/mkpatches.sh $(KSRC_TAR) $(BUILD)/patches --test $(BUILD)/patch-test $(KOBJ)/.config
+
+# The newest Linux 7.x of trixie-backports (Debian 13's newer kernel) and of forky
+# (testing): their linux-source and linux-headers fetched into build/SUITE/ (never
+# installed), the tree prepared for modules of Debian's own kernel of that suite
+# (kernel-config/suite-tree.sh; with its kernel image for boots), and our driver
+# built there as squashfs.ko (W=1). The version is the newest the suite has.
+SUITES_7X := backports forky
+SUITE_IMAGE ?= no## kernel-tree-backports, kernel-tree-forky: yes = also fetch Debian's 7.x kernel image and modules (for boots)
+suite_dir = $(BUILD)/$(if $(filter backports,$(1)),trixie-backports,$(1))
+
+.PHONY: $(addprefix kernel-tree-,$(SUITES_7X)) $(addprefix module-,$(SUITES_7X))
+kernel-tree-backports: ## fetch trixie-backports' newest linux-source-7.* and its kernel's headers into build/trixie-backports/ (never installed); prepare its tree for modules of Debian's 7.x kernel
+kernel-tree-forky: ## the same for forky's newest 7.x (build/forky/)
+module-backports: ## build fs-squashfs/ as squashfs.ko for trixie-backports' 7.x kernel (W=1), in build/module-backports/
+module-forky: ## build fs-squashfs/ as squashfs.ko for forky's 7.x kernel (W=1), in build/module-forky/
+
+$(addprefix kernel-tree-,$(SUITES_7X)): kernel-tree-%:
+	@bash $(TOP)/kernel-config/suite-tree.sh $(if $(filter yes,$(SUITE_IMAGE)),--image) \
+		$(notdir $(call suite_dir,$*)) $(call suite_dir,$*) $(TOP)
+
+$(addprefix module-,$(SUITES_7X)): module-%: kernel-tree-%
+	@mkdir -p $(BUILD)/module-$*/src
+	@rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' $(TOP)/fs-squashfs/ $(BUILD)/module-$*/src/
+	env -u BLOCK_SIZE -u BLOCKSIZE $(MAKE) -s -C $(call suite_dir,$*)/kobj-mod M=$(BUILD)/module-$*/src W=1 modules
+	@cp $(BUILD)/module-$*/src/squashfs.ko $(BUILD)/module-$*/squashfs.ko
+	@echo "module-$*: $(BUILD)/module-$*/squashfs.ko for $$(modinfo -F vermagic $(BUILD)/module-$*/squashfs.ko)"

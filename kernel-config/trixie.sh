@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
-# Fetch Debian 13 (trixie) packages into build/, never into the host: apt-get
-# download from the trixie suite of the mirror apt already uses (its own lists
-# and cache under DEST/apt, not the host's), then dpkg-deb -x into DEST/root.
+# Fetch Debian 13 (trixie) packages, or another suite's (--suite: trixie-backports,
+# forky), into build/, never into the host: apt-get download from that suite of
+# the mirror apt already uses (its own lists and cache under DEST/apt, not the
+# host's), then dpkg-deb -x into DEST/root.
 # Already-fetched packages of the same version are kept. A package the suite
 # does not have, or a mirror that cannot be reached, gets one line naming the
 # package and the suite, and leaves DEST/root as it was.
 #
-# usage: trixie.sh DEST PACKAGE...
-#        trixie.sh --depends DEST PACKAGE   print the package PACKAGE depends on
-#                                            first (linux-image-amd64: the kernel)
+# usage: trixie.sh [--suite SUITE] DEST PACKAGE...
+#        trixie.sh [--suite SUITE] --depends DEST PACKAGE   print the packages PACKAGE
+#                                  depends on, one a line (linux-image-amd64: the kernel's)
+#        trixie.sh [--suite SUITE] --newest DEST REGEX     print the newest package
+#                                  whose name matches REGEX (linux-source-7.*)
+# One DEST holds one suite's lists: give each suite its own DEST.
 set -euo pipefail
 
-depends=
-if [[ ${1:-} == --depends ]]; then
-	depends=1
+depends='' newest='' suite=trixie
+while (($#)); do
+	case $1 in
+	--depends) depends=1 ;;
+	--newest) newest=1 ;;
+	--suite) suite=${2:?trixie: --suite needs a suite}; shift ;;
+	*) break ;;
+	esac
 	shift
-fi
-(($# > 1)) || { echo "trixie: usage: trixie.sh [--depends] DEST PACKAGE..." >&2; exit 2; }
+done
+(($# > 1)) || { echo "trixie: usage: trixie.sh [--suite SUITE] [--depends|--newest] DEST PACKAGE..." >&2; exit 2; }
+[[ $suite =~ ^[a-z]+(-[a-z]+)?$ ]] || { echo "trixie: '$suite' is not a Debian suite name" >&2; exit 2; }
 dest=$(realpath -m "$1") # absolute: apt reads relative Dir:: paths from /
 shift
-suite=trixie
 
 # the Debian mirror apt uses for the host's own release
 release=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
@@ -56,9 +65,17 @@ if [[ -z $(find "$a/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/nu
 	fi
 fi
 
+if [[ -n $newest ]]; then
+	# package names of the suite, newest version number in the name first
+	name=$(apt-cache "${apt_opts[@]}" pkgnames 2>/dev/null | grep -E "^($1)\$" | sort -V | tail -n 1) || true
+	[[ -n $name ]] || { echo "trixie: no package matching $1 in the $suite suite of $mirror" >&2; exit 1; }
+	echo "$name"
+	exit 0
+fi
+
 if [[ -n $depends ]]; then
 	dep=$(apt-cache "${apt_opts[@]}" show --no-all-versions "$1" 2>/dev/null |
-		sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -n 1) || true
+		sed -n 's/^Depends: //p' | head -n 1 | tr ',' '\n' | awk '{ print $1 }') || true
 	[[ -n $dep ]] || { echo "trixie: package $1 is not in the $suite suite of $mirror, or depends on nothing" >&2; exit 1; }
 	echo "$dep"
 	exit 0
