@@ -231,10 +231,13 @@ void sqfs_raw_readahead(struct super_block *sb, u64 pos, u64 end)
 	DEFINE_READAHEAD(ractl, NULL, NULL, mapping, first);
 
 	end = min(end, SQFS_SB(sb)->bytes_used);
-	if (end > pos)
-		page_cache_ra_unbounded(&ractl,
-					((end - 1) >> PAGE_SHIFT) - first + 1,
-					0);
+	if (end <= pos)
+		return;
+	/* held shared across it (7.0 asserts that; right on every kernel) */
+	filemap_invalidate_lock_shared(mapping);
+	page_cache_ra_unbounded(&ractl, ((end - 1) >> PAGE_SHIFT) - first + 1,
+				0);
+	filemap_invalidate_unlock_shared(mapping);
 }
 
 static int sqfs_raw_check(struct super_block *sb, u64 pos, size_t len)
@@ -361,6 +364,8 @@ struct sqfs_rbuf {
 	struct list_head node;	/* on the idle list */
 	refcount_t refs;
 	struct completion done;
+	spinlock_t lock;	/* guards then, and done's completing */
+	struct list_head then;	/* work to queue once the read is done */
 	int err;
 	u64 start;		/* where the read starts (a logical block) */
 	u64 end;		/* where the bytes wanted end */
@@ -443,6 +448,8 @@ struct sqfs_rbuf *sqfs_rbuf_new(size_t size)
 	refcount_set(&rb->refs, 1);
 	init_completion(&rb->done);
 	complete_all(&rb->done);
+	spin_lock_init(&rb->lock);
+	INIT_LIST_HEAD(&rb->then);
 	rb->err = 0;
 	rb->start = 0;
 	rb->end = 0;
@@ -574,10 +581,38 @@ void sqfs_idle_exit(void)
 static void sqfs_rbuf_end_io(struct bio *bio)
 {
 	struct sqfs_rbuf *rb = bio->bi_private;
+	struct sqfs_rbuf_cb *cb, *tmp;
+	unsigned long flags;
+	LIST_HEAD(then);
 
+	spin_lock_irqsave(&rb->lock, flags);
 	rb->err = blk_status_to_errno(bio->bi_status);
-	bio_put(bio);
 	complete_all(&rb->done);
+	list_splice_init(&rb->then, &then);
+	spin_unlock_irqrestore(&rb->lock, flags);
+	bio_put(bio);
+	list_for_each_entry_safe(cb, tmp, &then, node)
+		queue_work(cb->wq, &cb->work);
+}
+
+/*
+ * Queue @cb's work on its workqueue once the read into @rb is done (at once
+ * if it is): work queued so never waits for the device, and so never holds
+ * a worker of its queue that the device's own progress could need (a loop
+ * device whose file lies on another squashfs mount).
+ */
+void sqfs_rbuf_then(struct sqfs_rbuf *rb, struct sqfs_rbuf_cb *cb)
+{
+	unsigned long flags;
+	bool now;
+
+	spin_lock_irqsave(&rb->lock, flags);
+	now = completion_done(&rb->done);
+	if (!now)
+		list_add_tail(&cb->node, &rb->then);
+	spin_unlock_irqrestore(&rb->lock, flags);
+	if (now)
+		queue_work(cb->wq, &cb->work);
 }
 
 /* the most bytes one read into a buffer may fetch for this mount */
@@ -638,14 +673,40 @@ static void *sqfs_rbuf_data(struct sqfs_rbuf *rb, u64 pos, u32 len)
 	return rb->buf + (pos - rb->start);
 }
 
+/* whether the device's page cache holds none of [@pos, @pos + @len) */
+static bool sqfs_dev_uncached(struct super_block *sb, u64 pos, u32 len)
+{
+	return !filemap_range_has_page(sqfs_bdev_mapping(sb->s_bdev), pos,
+				       pos + len - 1);
+}
+
 /*
- * The @len bytes at @pos, from run buffer @rb if it holds them, else read
- * into a buffer of their own (*@own, for the caller to put): straight from
- * the disk for a data block (@direct) unless the device's page cache holds
- * some of them (someone reads the device itself), else through that cache.
+ * A reference to a read buffer that holds (or is being read with) the @len
+ * bytes of the data block at @pos: run buffer @rb if it holds them, else a
+ * read of the block alone, started straight from the disk. NULL where that
+ * cannot be done (see sqfs_fetch).
+ */
+struct sqfs_rbuf *sqfs_rbuf_for(struct super_block *sb, struct sqfs_rbuf *rb,
+				u64 pos, u32 len)
+{
+	if (rb && pos >= rb->start && pos <= rb->end && len <= rb->end - pos)
+		return sqfs_rbuf_get(rb);
+	if (!len || !sqfs_dev_uncached(sb, pos, len) ||
+	    sqfs_raw_check(sb, pos, len))
+		return NULL;
+	return sqfs_rbuf_read(sb, pos, pos + len);
+}
+
+/*
+ * The @len bytes at @pos, from run buffer @rb if it holds them (with
+ * SQFS_READY, only from there: -EAGAIN if it does not, or its read failed),
+ * else read into a buffer of their own (*@own, for the caller to put):
+ * straight from the disk for a data block (SQFS_DATA) unless the device's
+ * page cache holds some of them (someone reads the device itself), else
+ * through that cache.
  */
 static const void *sqfs_fetch(struct super_block *sb, struct sqfs_rbuf *rb,
-			      u64 pos, u32 len, bool direct,
+			      u64 pos, u32 len, enum sqfs_from from,
 			      struct sqfs_rbuf **own)
 {
 	const void *in = sqfs_rbuf_data(rb, pos, len);
@@ -653,8 +714,9 @@ static const void *sqfs_fetch(struct super_block *sb, struct sqfs_rbuf *rb,
 
 	if (in)
 		return in;
-	if (direct && !filemap_range_has_page(sqfs_bdev_mapping(sb->s_bdev),
-					      pos, pos + len - 1)) {
+	if (from == SQFS_READY)
+		return ERR_PTR(-EAGAIN);
+	if (from == SQFS_DATA && sqfs_dev_uncached(sb, pos, len)) {
 		err = sqfs_raw_check(sb, pos, len);
 		if (err)
 			return ERR_PTR(err);
@@ -673,14 +735,14 @@ static const void *sqfs_fetch(struct super_block *sb, struct sqfs_rbuf *rb,
 
 /*
  * Read the block of @len bytes at @pos, decompressing it unless it is
- * stored as is, into @out of @outlen bytes. A data block (@data) is read
- * past the device's page cache (see sqfs_fetch), or taken from run buffer
- * @rb. The bytes are read first; a decompression stream is taken only
- * then. Returns the length of its content.
+ * stored as is, into @out of @outlen bytes. A data block is read past the
+ * device's page cache (see sqfs_fetch), or taken from run buffer @rb. The
+ * bytes are read first; a decompression stream is taken only then.
+ * Returns the length of its content.
  */
 static int sqfs_decode_block(struct super_block *sb, struct sqfs_rbuf *rb,
-			     u64 pos, u32 len, bool compressed, bool data,
-			     void *out, u32 outlen)
+			     u64 pos, u32 len, bool compressed,
+			     enum sqfs_from from, void *out, u32 outlen)
 {
 	const struct sqfs_decomp_ops *dops = SQFS_SB(sb)->dops;
 	struct sqfs_rbuf *own = NULL;
@@ -692,11 +754,11 @@ static int sqfs_decode_block(struct super_block *sb, struct sqfs_rbuf *rb,
 	    (!compressed && len > outlen))
 		return sqfs_corrupt(sb, "block at %llu has a bad length %u",
 				    pos, len);
-	if (!compressed && !data) {
+	if (!compressed && from == SQFS_META) {
 		ret = sqfs_read_raw(sb, pos, out, len);
 		return ret ?: len;
 	}
-	in = sqfs_fetch(sb, rb, pos, len, data, &own);
+	in = sqfs_fetch(sb, rb, pos, len, from, &own);
 	if (IS_ERR(in)) {
 		ret = PTR_ERR(in);
 		goto out;
@@ -716,16 +778,23 @@ static int sqfs_decode_block(struct super_block *sb, struct sqfs_rbuf *rb,
 	if (ret == -EUCLEAN || ret == 0)
 		ret = sqfs_corrupt(sb, "%s block at %llu (%u bytes) does not decompress",
 				   dops->name, pos, len);
+	else if (ret == -EOPNOTSUPP)
+		sqfs_err(sb, "%s block at %llu (%u bytes) uses a filter or option this kernel's decoder lacks: not supported",
+			 dops->name, pos, len);
 out:
 	sqfs_rbuf_put(own);
 	return ret;
 }
 
-/* the same for a block of file data, which run buffer @rb may hold */
+/*
+ * the same for a block of file data, which run buffer @rb may hold (@from:
+ * SQFS_DATA, or SQFS_READY where the caller must not wait for the device)
+ */
 int sqfs_decode_data(struct super_block *sb, struct sqfs_rbuf *rb, u64 pos,
-		     u32 len, bool compressed, void *out, u32 outlen)
+		     u32 len, bool compressed, enum sqfs_from from, void *out,
+		     u32 outlen)
 {
-	return sqfs_decode_block(sb, rb, pos, len, compressed, true, out,
+	return sqfs_decode_block(sb, rb, pos, len, compressed, from, out,
 				 outlen);
 }
 
@@ -733,6 +802,6 @@ int sqfs_decode_data(struct super_block *sb, struct sqfs_rbuf *rb, u64 pos,
 int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 		    void *out, u32 outlen)
 {
-	return sqfs_decode_block(sb, NULL, pos, len, compressed, false, out,
-				 outlen);
+	return sqfs_decode_block(sb, NULL, pos, len, compressed, SQFS_META,
+				 out, outlen);
 }

@@ -94,8 +94,7 @@ const void *sqfs_cblk_data(const struct sqfs_cblk *b)
 
 /* reclaim's look at a block: a second chance if used, else it goes */
 static enum lru_status sqfs_cblk_isolate(struct list_head *item,
-					 struct list_lru_one *list,
-					 spinlock_t *lock, void *arg)
+					 struct list_lru_one *list, void *arg)
 {
 	struct sqfs_cblk *b = container_of(item, struct sqfs_cblk, lru);
 
@@ -139,7 +138,7 @@ static void sqfs_cache_trim(struct sqfs_bcache *c)
 		unsigned long nr = min_t(unsigned long, walk, excess);
 
 		walk -= nr;
-		list_lru_walk(&c->lru, sqfs_cblk_isolate, &gone, nr);
+		sqfs_lru_walk(&c->lru, sqfs_cblk_isolate, &gone, nr);
 		excess -= sqfs_cache_dispose(c, &gone);
 	}
 }
@@ -179,7 +178,7 @@ static unsigned long sqfs_shrink_scan(struct shrinker *s,
 	for (i = 0; i < ARRAY_SIZE(caches) && sc->nr_to_scan; i++) {
 		LIST_HEAD(gone);
 
-		list_lru_shrink_walk(&caches[i]->lru, sc, sqfs_cblk_isolate,
+		sqfs_lru_shrink_walk(&caches[i]->lru, sc, sqfs_cblk_isolate,
 				     &gone);
 		freed += sqfs_cache_dispose(caches[i], &gone);
 	}
@@ -377,7 +376,8 @@ static int sqfs_cblk_fill(struct super_block *sb, struct sqfs_cblk *b,
 		compressed = !(w->word & SQFS_DATA_UNCOMPRESSED);
 		if (w->data)
 			ret = sqfs_decode_data(sb, w->rb, b->pos, len,
-					       compressed, b->data, bufsize);
+					       compressed, SQFS_DATA, b->data,
+					       bufsize);
 		else
 			ret = sqfs_read_block(sb, b->pos, len, compressed,
 					      b->data, bufsize);
@@ -485,6 +485,15 @@ int sqfs_meta_read_pin(struct super_block *sb, struct sqfs_mcur *c,
 			b = sqfs_cache_get(sb, cache, c->blk, &w);
 			if (IS_ERR(b))
 				return PTR_ERR(b);
+			/*
+			 * a block cached for a cursor of another table: the
+			 * bound a cold load checks holds for this one too
+			 */
+			if (b->next > c->end) {
+				sqfs_cblk_put(b);
+				return sqfs_corrupt(sb, "metadata block at %llu outside its table",
+						    c->blk);
+			}
 			*pin = b;
 		}
 		if (c->off >= b->len) {

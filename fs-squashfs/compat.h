@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * livesquash: the kernel interfaces that differ between the kernels the
- * driver is built for, Debian 12's 6.1 and Debian 13's 6.12, each behind
- * one helper, so that the rest of the driver has no version tests. The
- * version given for each change is where mainline made it; only 6.1 and
- * 6.12 are built and tested.
+ * driver is built for, those Debian ships: 6.1 (Debian 12), 6.12 (Debian 13),
+ * 7.3 (trixie-backports) and 7.2 (forky), each behind one helper, so that the
+ * rest of the driver has no version tests. The version given for each change
+ * is where mainline made it; only those four are built and tested.
  */
 #ifndef __LIVESQUASH_COMPAT_H
 #define __LIVESQUASH_COMPAT_H
@@ -20,6 +20,11 @@
 
 #define SQFS_KERNEL_AT_LEAST(a, b) \
 	(KERNEL_VERSION((a), (b), 0) <= LINUX_VERSION_CODE)
+
+/* leases (generic_setlease): in their own header since 6.3 */
+#if SQFS_KERNEL_AT_LEAST(6, 3)
+#include <linux/filelock.h>
+#endif
 
 /* the block device's page cache (6.10: bd_mapping instead of bd_inode) */
 static inline struct address_space *sqfs_bdev_mapping(struct block_device *bdev)
@@ -40,6 +45,83 @@ static inline ino_t sqfs_parent_ino(struct dentry *dentry)
 	return parent_ino(dentry);
 #endif
 }
+
+/* whether iget_locked gave a new inode (6.19: i_state behind accessors) */
+static inline bool sqfs_inode_is_new(struct inode *inode)
+{
+#if SQFS_KERNEL_AT_LEAST(6, 19)
+	return inode_state_read_once(inode) & I_NEW;
+#else
+	return inode->i_state & I_NEW;
+#endif
+}
+
+/* read-only mappings of a file (6.17: ->mmap_prepare replaces ->mmap) */
+#if SQFS_KERNEL_AT_LEAST(6, 17)
+#define SQFS_FOPS_MMAP		.mmap_prepare = generic_file_readonly_mmap_prepare
+#else
+#define SQFS_FOPS_MMAP		.mmap = generic_file_readonly_mmap
+#endif
+
+/*
+ * list_lru walks with a callback of (item, list, arg) on every kernel (6.13
+ * dropped the spinlock_t * that a callback was passed before it)
+ */
+typedef enum lru_status (*sqfs_lru_cb)(struct list_head *item,
+				       struct list_lru_one *list, void *arg);
+
+#if SQFS_KERNEL_AT_LEAST(6, 13)
+static inline unsigned long sqfs_lru_walk(struct list_lru *lru, sqfs_lru_cb cb,
+					  void *arg, unsigned long nr)
+{
+	return list_lru_walk(lru, cb, arg, nr);
+}
+
+static inline unsigned long sqfs_lru_shrink_walk(struct list_lru *lru,
+						 struct shrink_control *sc,
+						 sqfs_lru_cb cb, void *arg)
+{
+	return list_lru_shrink_walk(lru, sc, cb, arg);
+}
+#else
+struct sqfs_lru_call {
+	sqfs_lru_cb cb;
+	void *arg;
+};
+
+static inline enum lru_status sqfs_lru_call(struct list_head *item,
+					    struct list_lru_one *list,
+					    spinlock_t *lock, void *arg)
+{
+	struct sqfs_lru_call *call = arg;
+
+	return call->cb(item, list, call->arg);
+}
+
+static inline unsigned long sqfs_lru_walk(struct list_lru *lru, sqfs_lru_cb cb,
+					  void *arg, unsigned long nr)
+{
+	struct sqfs_lru_call call = { cb, arg };
+
+	return list_lru_walk(lru, sqfs_lru_call, &call, nr);
+}
+
+static inline unsigned long sqfs_lru_shrink_walk(struct list_lru *lru,
+						 struct shrink_control *sc,
+						 sqfs_lru_cb cb, void *arg)
+{
+	struct sqfs_lru_call call = { cb, arg };
+
+	return list_lru_shrink_walk(lru, sc, sqfs_lru_call, &call);
+}
+#endif
+
+/* one object the size of @obj (7.x: the typed kmalloc_obj, kernels before) */
+#ifdef kmalloc_obj
+#define sqfs_kmalloc_obj(obj, gfp)	kmalloc_obj(obj, gfp)
+#else
+#define sqfs_kmalloc_obj(obj, gfp)	kmalloc(sizeof(obj), gfp)
+#endif
 
 /* one time for all three of an inode's times (6.7: accessors only) */
 static inline void sqfs_set_times(struct inode *inode, time64_t sec)

@@ -92,8 +92,8 @@ static int sqfs_dir_seek(struct inode *dir, struct sqfs_dir_iter *it,
 		ilen = le32_to_cpu(ix.name_len) + 1;
 		if (ilen > SQFS_NAME_MAX || ipos < best_pos ||
 		    ipos >= dir->i_size - 3 || iblk < best_blk) {
-			err = sqfs_corrupt(dir->i_sb, "directory %lu: bad index entry %u",
-					   dir->i_ino, i);
+			err = sqfs_corrupt(dir->i_sb, "directory %llu: bad index entry %u",
+					   (u64)dir->i_ino, i);
 			goto out;
 		}
 		if (!name) {
@@ -175,8 +175,8 @@ static int sqfs_dir_next(struct inode *dir, struct sqfs_dir_iter *it,
 		de->type -= SQFS_T_EXT_DELTA;
 	return 1;
 bad:
-	return sqfs_corrupt(sb, "directory %lu: bad listing at offset %u",
-			    dir->i_ino, it->pos);
+	return sqfs_corrupt(sb, "directory %llu: bad listing at offset %u",
+			    (u64)dir->i_ino, it->pos);
 }
 
 /* the listing lengths whose lookups use a table of names */
@@ -220,7 +220,7 @@ static struct sqfs_dnames *sqfs_dnames_build(struct inode *dir)
 	u32 n = 0, bytes = 0, i = 0, off = 0;
 	int ret;
 
-	de = kmalloc(sizeof(*de), GFP_KERNEL);
+	de = sqfs_kmalloc_obj(*de, GFP_KERNEL);
 	if (!de)
 		return ERR_PTR(-ENOMEM);
 	/* first count, then fill (the blocks are cached by then) */
@@ -395,7 +395,7 @@ static int sqfs_readdir(struct file *file, struct dir_context *ctx)
 	if (ctx->pos - 3 >= dir->i_size - 3)
 		return 0;
 
-	de = kmalloc(sizeof(*de), GFP_KERNEL);
+	de = sqfs_kmalloc_obj(*de, GFP_KERNEL);
 	if (!de)
 		return -ENOMEM;
 	ret = sqfs_dir_seek(dir, &it, ctx->pos - 3, NULL);
@@ -437,7 +437,7 @@ static struct dentry *sqfs_lookup(struct inode *dir, struct dentry *dentry,
 			inode = sqfs_iget(dir->i_sb, e->ref, e->ino);
 		return d_splice_alias(inode, dentry);
 	}
-	de = kmalloc(sizeof(*de), GFP_KERNEL);
+	de = sqfs_kmalloc_obj(*de, GFP_KERNEL);
 	if (!de)
 		return ERR_PTR(-ENOMEM);
 	ret = sqfs_dir_seek(dir, &it, 0, name);
@@ -468,4 +468,5 @@ const struct file_operations sqfs_dir_fops = {
 	.read = generic_read_dir,
 	.iterate_shared = sqfs_readdir,
 	.llseek = generic_file_llseek,
+	.setlease = generic_setlease,
 };

@@ -16,10 +16,16 @@
 #include <linux/refcount.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include "internal.h"
 
-/* helpers for readaheads' blocks and for fragment blocks ahead */
+/*
+ * Helpers: sqfs_wq decompresses readaheads' blocks whose bytes are read
+ * already, and waits for no device; sqfs_ra_wq loads fragment blocks ahead,
+ * reading them first (see squashfs.rst, "Helpers that never wait for I/O")
+ */
 static struct workqueue_struct *sqfs_wq;
+static struct workqueue_struct *sqfs_ra_wq;
 
 /*
  * A walk of a long block list keeps a checkpoint every SQFS_SEEK_STEP blocks,
@@ -201,7 +207,7 @@ static void sqfs_frag_ahead(struct super_block *sb, u32 idx)
 	WRITE_ONCE(sbi->frag_next, idx + 1);
 	mem_cgroup_put(xchg(&sbi->frag_memcg,
 			    get_mem_cgroup_from_mm(current->mm)));
-	queue_work(sqfs_wq, &sbi->frag_ra);
+	queue_work(sqfs_ra_wq, &sbi->frag_ra);
 }
 
 void sqfs_frag_ra_work(struct work_struct *work)
@@ -302,11 +308,11 @@ static int sqfs_src_load(struct inode *inode, u64 idx, struct sqfs_src *src,
 		return -ENOMEM;
 	ret = sqfs_decode_data(sb, run ? run->rb : NULL, pos,
 			       word & SQFS_DATA_LEN_MASK,
-			       !(word & SQFS_DATA_UNCOMPRESSED),
+			       !(word & SQFS_DATA_UNCOMPRESSED), SQFS_DATA,
 			       sqfs_rbuf_mem(src->buf), sbi->block_size);
 	if (ret >= 0 && ret != src->len)
-		ret = sqfs_corrupt(sb, "inode %lu block %llu holds %d bytes, not %u",
-				   inode->i_ino, idx, ret, src->len);
+		ret = sqfs_corrupt(sb, "inode %llu block %llu holds %d bytes, not %u",
+				   (u64)inode->i_ino, idx, ret, src->len);
 	if (ret < 0)
 		return ret;
 	src->data = sqfs_rbuf_mem(src->buf);
@@ -453,11 +459,11 @@ static void sqfs_unmap_pages(void *addr, unsigned int n)
 /*
  * Decompress block @idx of @inode, at @pos with size word @word, straight
  * into @pages, the @n page-cache pages that hold its @len bytes, with no copy
- * through a buffer.
+ * through a buffer. @from: see sqfs_decode_data.
  */
 static int sqfs_decode_pages(struct inode *inode, struct sqfs_rbuf *rb,
-			     u64 idx, u64 pos, u32 word, struct page **pages,
-			     unsigned int n, u32 len)
+			     enum sqfs_from from, u64 idx, u64 pos, u32 word,
+			     struct page **pages, unsigned int n, u32 len)
 {
 	struct super_block *sb = inode->i_sb;
 	size_t size = (size_t)n << PAGE_SHIFT;
@@ -474,10 +480,11 @@ static int sqfs_decode_pages(struct inode *inode, struct sqfs_rbuf *rb,
 	if (!addr)
 		return -ENOMEM;
 	ret = sqfs_decode_data(sb, rb, pos, word & SQFS_DATA_LEN_MASK,
-			       !(word & SQFS_DATA_UNCOMPRESSED), addr, size);
+			       !(word & SQFS_DATA_UNCOMPRESSED), from, addr,
+			       size);
 	if (ret >= 0 && ret != len)
-		ret = sqfs_corrupt(sb, "inode %lu block %llu holds %d bytes, not %u",
-				   inode->i_ino, idx, ret, len);
+		ret = sqfs_corrupt(sb, "inode %llu block %llu holds %d bytes, not %u",
+				   (u64)inode->i_ino, idx, ret, len);
 	if (ret >= 0) {
 		memset(addr + len, 0, size - len);
 		ret = 0;
@@ -502,23 +509,26 @@ static void sqfs_pages_done(struct page **pages, unsigned int n, int err)
 
 /*
  * One block of a readahead, to be decompressed by whichever CPU gets to it
- * first. A readahead that covers several whole blocks queues each of them
- * on sqfs_wq, whose helpers take the jobs oldest first. A reader in a
- * stream returns once the run's bytes are read (see sqfs_run_find) and
- * copies out the pages it has while the helpers fill the next ones; any
- * other reader, once it has queued them all, takes back the ones nobody has
- * started, newest first, and does them itself.
+ * first. A readahead that covers several whole blocks starts reading their
+ * bytes (one request for a run of them, see sqfs_run_find, or one for a
+ * block alone), and each block becomes a job that is queued on sqfs_wq when
+ * its bytes are in: a helper never waits for a device (see sqfs_rbuf_then).
+ * A reader in a stream returns at once and copies out the pages it has
+ * while the helpers fill the next ones; any other reader, once it has
+ * started them all, claims the ones nobody has started, newest first, and
+ * does them itself (waiting for their bytes if it must).
  * With one CPU nothing is queued; there are never more jobs than blocks
  * the readahead asked for. A job unlocks its pages when done
  * (uptodate or not: a page left not uptodate is read again by read_folio,
  * which reports the error), and touches nothing of the file after that.
  */
 struct sqfs_job {
-	struct work_struct work;
+	struct sqfs_rbuf_cb cb;
+	atomic_t claimed;	/* 1 once a helper or the reader does it */
 	struct list_head node;	/* in the reader's list, newest first */
 	refcount_t refs;	/* the reader's, and the queue's */
 	struct inode *inode;
-	struct sqfs_rbuf *rb;	/* a reference to the run's buffer, or NULL */
+	struct sqfs_rbuf *rb;	/* a reference to the buffer its bytes are in */
 	u64 idx;
 	u64 pos;
 	u32 word;
@@ -535,24 +545,29 @@ static void sqfs_job_put(struct sqfs_job *j)
 	}
 }
 
-static void sqfs_job_run(struct sqfs_job *j)
+/* do job @j, unless someone else has claimed it */
+static void sqfs_job_run(struct sqfs_job *j, enum sqfs_from from)
 {
-	int err = sqfs_decode_pages(j->inode, j->rb, j->idx, j->pos, j->word,
-				    j->pages, j->n, j->len);
+	int err;
 
+	if (atomic_xchg(&j->claimed, 1))
+		return;
+	err = sqfs_decode_pages(j->inode, j->rb, from, j->idx, j->pos,
+				j->word, j->pages, j->n, j->len);
 	sqfs_pages_done(j->pages, j->n, err);
 }
 
+/* a helper, once the job's bytes are read: never waits for the device */
 static void sqfs_job_work(struct work_struct *work)
 {
-	struct sqfs_job *j = container_of(work, struct sqfs_job, work);
+	struct sqfs_job *j = container_of(work, struct sqfs_job, cb.work);
 
-	sqfs_job_run(j);
+	sqfs_job_run(j, SQFS_READY);
 	sqfs_job_put(j);
 }
 
 /*
- * The reader is done queueing: it takes back the jobs not started yet and
+ * The reader is done starting jobs: it claims the ones not started yet and
  * does them itself (@help), or leaves them all to the helpers and goes on.
  */
 static void sqfs_jobs_reclaim(struct list_head *jobs, bool help)
@@ -561,23 +576,38 @@ static void sqfs_jobs_reclaim(struct list_head *jobs, bool help)
 
 	list_for_each_entry_safe(j, tmp, jobs, node) {
 		list_del(&j->node);
-		if (help && cancel_work(&j->work)) {
-			sqfs_job_run(j);
-			sqfs_job_put(j);
-		}
+		if (help)
+			sqfs_job_run(j, SQFS_DATA);
 		sqfs_job_put(j);
 	}
 }
 
+/*
+ * sqfs_wq's jobs only decompress: as many at once as there are CPUs (and a
+ * few more: a stream has one more block in flight than there are CPUs);
+ * sqfs_ra_wq holds one work item per mount.
+ */
 int sqfs_jobs_init(void)
 {
-	sqfs_wq = alloc_workqueue("livesquash", WQ_UNBOUND | WQ_HIGHPRI, 0);
-	return sqfs_wq ? 0 : -ENOMEM;
+	unsigned int cpus = num_possible_cpus();
+
+	sqfs_wq = alloc_workqueue("livesquash", WQ_UNBOUND | WQ_HIGHPRI,
+				  min(cpus + cpus / 4 + 1, (unsigned int)WQ_MAX_ACTIVE));
+	sqfs_ra_wq = alloc_workqueue("livesquash-ra", WQ_UNBOUND, 0);
+	if (sqfs_wq && sqfs_ra_wq)
+		return 0;
+	sqfs_jobs_exit();
+	return -ENOMEM;
 }
 
 void sqfs_jobs_exit(void)
 {
-	destroy_workqueue(sqfs_wq);
+	if (sqfs_wq)
+		destroy_workqueue(sqfs_wq);
+	if (sqfs_ra_wq)
+		destroy_workqueue(sqfs_ra_wq);
+	sqfs_wq = NULL;
+	sqfs_ra_wq = NULL;
 }
 
 /*
@@ -619,23 +649,27 @@ static bool sqfs_ra_direct(struct readahead_control *rac, struct folio *folio,
 	for (i = 1; i < n; i++)
 		pages[i] = &readahead_folio(rac)->page;
 	err = sqfs_block_find(inode, idx, run, &pos, &word);
-	if (!err && j && word) {
-		INIT_WORK(&j->work, sqfs_job_work);
+	if (!err && j && word)
+		j->rb = sqfs_rbuf_for(inode->i_sb, run->rb, pos,
+				      word & SQFS_DATA_LEN_MASK);
+	if (!err && j && word && j->rb) {
+		INIT_WORK(&j->cb.work, sqfs_job_work);
+		j->cb.wq = sqfs_wq;
+		atomic_set(&j->claimed, 0);
 		refcount_set(&j->refs, 2);
 		j->inode = inode;
-		j->rb = sqfs_rbuf_get(run->rb);
 		j->idx = idx;
 		j->pos = pos;
 		j->word = word;
 		j->len = len;
 		j->n = n;
 		list_add(&j->node, jobs);
-		queue_work(sqfs_wq, &j->work);
+		sqfs_rbuf_then(j->rb, &j->cb);
 		return true;
 	}
 	if (!err)
-		err = sqfs_decode_pages(inode, run->rb, idx, pos, word, pages,
-					n, len);
+		err = sqfs_decode_pages(inode, run->rb, SQFS_DATA, idx, pos,
+					word, pages, n, len);
 	sqfs_pages_done(pages, n, err);
 	kfree(j);
 	return true;
@@ -740,37 +774,93 @@ static void sqfs_readahead(struct readahead_control *rac)
 }
 
 /*
+ * The size words of blocks @idx to @idx + @n - 1 into @words; under walk_lock.
+ * One read of the block list for them all (see sqfs_block_at).
+ */
+static int sqfs_words_at(struct inode *inode, u64 idx, unsigned int n,
+			 __le32 *words)
+{
+	struct sqfs_inode *si = SQFS_I(inode);
+	unsigned int i;
+	u64 pos;
+	u32 word;
+	int err;
+
+	err = sqfs_block_at(inode, idx, &pos, &word);
+	if (err)
+		return err;
+	words[0] = cpu_to_le32(word);
+	if (n > 1)
+		err = sqfs_meta_read(inode->i_sb, &si->walk, words + 1,
+				     (n - 1) * sizeof(words[0]));
+	if (err) {
+		si->walk_idx = U64_MAX;	/* restart next time */
+		return err;
+	}
+	for (i = 1; i < n; i++) {
+		si->walk_pos += le32_to_cpu(words[i]) & SQFS_DATA_LEN_MASK;
+		si->walk_idx++;
+	}
+	return 0;
+}
+
+/*
  * SEEK_DATA and SEEK_HOLE: the first byte at or after @off that is data
  * (@hole false) or in a hole. Sparse blocks are the holes; the tail in a
- * fragment is data; the end of the file counts as a hole.
+ * fragment is data; the end of the file counts as a hole. The block list
+ * is read a batch at a time, up to a checkpoint of the walk (so later
+ * reads find it), with a chance to reschedule and to be killed between
+ * batches: a crafted file may claim 2^34 blocks, and the walk ends only
+ * where its table does.
  */
+#define SQFS_SEEK_BATCH	512
+
 static loff_t sqfs_seek_hole_data(struct inode *inode, loff_t off, bool hole)
 {
 	struct sqfs_inode *si = SQFS_I(inode);
 	unsigned int log = SQFS_SB(inode->i_sb)->block_log;
 	loff_t size = i_size_read(inode);
-	u64 idx, pos;
-	u32 word;
+	__le32 *words;
+	unsigned int i = 0, n = 0;
+	u64 idx;
 	int err = 0;
 
 	if (off < 0 || off >= size)
 		return -ENXIO;
-	mutex_lock(&si->walk_lock);
-	for (idx = off >> log; idx < si->nblocks; idx++) {
-		err = sqfs_block_at(inode, idx, &pos, &word);
-		if (err || !word == hole)
+	words = kmalloc_array(SQFS_SEEK_BATCH, sizeof(*words), GFP_KERNEL);
+	if (!words)
+		return -ENOMEM;
+	for (idx = off >> log; idx < si->nblocks; idx += n) {
+		n = min_t(u64, si->nblocks - idx,
+			  SQFS_SEEK_STEP - idx % SQFS_SEEK_STEP);
+		n = min_t(unsigned int, n, SQFS_SEEK_BATCH);
+		mutex_lock(&si->walk_lock);
+		err = sqfs_words_at(inode, idx, n, words);
+		mutex_unlock(&si->walk_lock);
+		if (err)
 			break;
+		for (i = 0; i < n && !words[i] != hole; i++)
+			;
+		if (i < n)
+			break;
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		cond_resched();
 	}
-	mutex_unlock(&si->walk_lock);
+	kfree(words);
 	if (err)
 		return err;
-	if (idx >= si->nblocks) {
-		if (hole)
-			return size;
-		if ((loff_t)idx << log >= size)
-			return -ENXIO;		/* no tail: holes to the end */
+	if (idx < si->nblocks) {
+		idx += i;
+		return max_t(loff_t, off, (loff_t)idx << log);
 	}
-	return max_t(loff_t, off, (loff_t)idx << log);
+	if (hole)
+		return size;
+	if ((loff_t)si->nblocks << log >= size)
+		return -ENXIO;		/* no tail: holes to the end */
+	return max_t(loff_t, off, (loff_t)si->nblocks << log);
 }
 
 static loff_t sqfs_file_llseek(struct file *file, loff_t off, int whence)
@@ -788,7 +878,8 @@ static loff_t sqfs_file_llseek(struct file *file, loff_t off, int whence)
 const struct file_operations sqfs_file_fops = {
 	.llseek = sqfs_file_llseek,
 	.read_iter = generic_file_read_iter,
-	.mmap = generic_file_readonly_mmap,
+	SQFS_FOPS_MMAP,
+	.setlease = generic_setlease,
 	.splice_read = sqfs_splice_read,
 };
 

@@ -49,8 +49,8 @@ int sqfs_ref_ino(struct super_block *sb, u64 ref, u32 *ino)
 static int sqfs_set_nlink(struct inode *inode, u32 nlink)
 {
 	if (!nlink)
-		return sqfs_corrupt(inode->i_sb, "inode %lu has no links",
-				    inode->i_ino);
+		return sqfs_corrupt(inode->i_sb, "inode %llu has no links",
+				    (u64)inode->i_ino);
 	set_nlink(inode, nlink);
 	return 0;
 }
@@ -91,8 +91,8 @@ static int sqfs_read_dir(struct inode *inode, struct sqfs_mcur *c, bool ext)
 	if (size < 3 || si->dir_off >= SQFS_META_SIZE ||
 	    si->start >= sbi->dir_end - sbi->dir_table)
 		return sqfs_corrupt(inode->i_sb,
-				    "directory inode %lu: bad listing (block %llu offset %u size %u)",
-				    inode->i_ino, si->start, si->dir_off, size);
+				    "directory inode %llu: bad listing (block %llu offset %u size %u)",
+				    (u64)inode->i_ino, si->start, si->dir_off, size);
 	inode->i_size = size;
 	inode->i_mode |= S_IFDIR;
 	inode->i_op = &sqfs_dir_iops;
@@ -157,8 +157,8 @@ static int sqfs_read_reg(struct inode *inode, struct sqfs_mcur *c, bool ext)
 	return sqfs_set_nlink(inode, nlink);
 bad:
 	return sqfs_corrupt(inode->i_sb,
-			    "file inode %lu: bad layout (size %llu start %llu fragment %u offset %u)",
-			    inode->i_ino, size, si->start, si->frag,
+			    "file inode %llu: bad layout (size %llu start %llu fragment %u offset %u)",
+			    (u64)inode->i_ino, size, si->start, si->frag,
 			    si->frag_off);
 }
 
@@ -180,8 +180,8 @@ static int sqfs_read_symlink(struct inode *inode, struct sqfs_mcur *c,
 		return err;
 	size = le32_to_cpu(s.target_size);
 	if (!size || size >= PATH_MAX)
-		return sqfs_corrupt(inode->i_sb, "symlink inode %lu: bad target size %u",
-				    inode->i_ino, size);
+		return sqfs_corrupt(inode->i_sb, "symlink inode %llu: bad target size %u",
+				    (u64)inode->i_ino, size);
 	target = kmalloc(size + 1, GFP_KERNEL_ACCOUNT);
 	if (!target)
 		return -ENOMEM;
@@ -189,8 +189,8 @@ static int sqfs_read_symlink(struct inode *inode, struct sqfs_mcur *c,
 	if (!err && ext)
 		err = sqfs_meta_read(inode->i_sb, c, &xattr, sizeof(xattr));
 	if (!err && memchr(target, 0, size))
-		err = sqfs_corrupt(inode->i_sb, "symlink inode %lu: NUL in target",
-				   inode->i_ino);
+		err = sqfs_corrupt(inode->i_sb, "symlink inode %llu: NUL in target",
+				   (u64)inode->i_ino);
 	if (err) {
 		kfree(target);
 		return err;
@@ -248,11 +248,11 @@ static int sqfs_read_inode(struct inode *inode, u64 ref)
 	uid = le16_to_cpu(h.uid_idx);
 	gid = le16_to_cpu(h.gid_idx);
 	if (le32_to_cpu(h.ino) != inode->i_ino)
-		return sqfs_corrupt(sb, "inode at %#llx has number %u, not %lu",
-				    ref, le32_to_cpu(h.ino), inode->i_ino);
+		return sqfs_corrupt(sb, "inode at %#llx has number %u, not %llu",
+				    ref, le32_to_cpu(h.ino), (u64)inode->i_ino);
 	if (uid >= sbi->id_count || gid >= sbi->id_count)
-		return sqfs_corrupt(sb, "inode %lu: id index %u/%u past the id table",
-				    inode->i_ino, uid, gid);
+		return sqfs_corrupt(sb, "inode %llu: id index %u/%u past the id table",
+				    (u64)inode->i_ino, uid, gid);
 
 	i_uid_write(inode, sbi->ids[uid]);
 	i_gid_write(inode, sbi->ids[gid]);
@@ -274,7 +274,7 @@ static int sqfs_read_inode(struct inode *inode, u64 ref)
 	case SQFS_T_LBLKDEV ... SQFS_T_LSOCKET:
 		return sqfs_read_special(inode, &c, type);
 	}
-	return sqfs_corrupt(sb, "inode %lu: unknown type %u", inode->i_ino, type);
+	return sqfs_corrupt(sb, "inode %llu: unknown type %u", (u64)inode->i_ino, type);
 }
 
 struct inode *sqfs_iget(struct super_block *sb, u64 ref, u32 ino)
@@ -285,7 +285,7 @@ struct inode *sqfs_iget(struct super_block *sb, u64 ref, u32 ino)
 	if (!ino || ino > SQFS_SB(sb)->inode_count)
 		return ERR_PTR(sqfs_corrupt(sb, "inode number %u out of range", ino));
 	inode = iget_locked(sb, ino);
-	if (!inode || !(inode->i_state & I_NEW))
+	if (!inode || !sqfs_inode_is_new(inode))
 		return inode ?: ERR_PTR(-ENOMEM);	/* or already in memory */
 
 	err = sqfs_read_inode(inode, ref);

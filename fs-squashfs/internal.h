@@ -12,6 +12,7 @@
 #include <linux/shrinker.h>
 #include <linux/list_lru.h>
 #include <linux/xattr.h>
+#include <linux/workqueue.h>
 #include <linux/sizes.h>
 #include "squashfs_fs.h"
 #include "compat.h"
@@ -184,16 +185,34 @@ int sqfs_read_raw(struct super_block *sb, u64 pos, void *buf, size_t len);
  */
 #define SQFS_RBUF_SIZE		(SZ_512K - 2 * PAGE_SIZE)
 struct sqfs_rbuf;
+/* work to be queued on @wq once a read buffer's read is done */
+struct sqfs_rbuf_cb {
+	struct list_head node;
+	struct work_struct work;
+	struct workqueue_struct *wq;
+};
+
+/* where a block's compressed bytes may come from */
+enum sqfs_from {
+	SQFS_META,	/* the device's page cache */
+	SQFS_DATA,	/* a read buffer, else straight from the disk */
+	SQFS_READY,	/* the read buffer given, already read; nowhere else */
+};
+
 struct sqfs_rbuf *sqfs_rbuf_new(size_t size);
 void *sqfs_rbuf_mem(struct sqfs_rbuf *rb);
 struct sqfs_rbuf *sqfs_rbuf_read(struct super_block *sb, u64 pos, u64 end);
 struct sqfs_rbuf *sqfs_rbuf_get(struct sqfs_rbuf *rb);
+struct sqfs_rbuf *sqfs_rbuf_for(struct super_block *sb, struct sqfs_rbuf *rb,
+				u64 pos, u32 len);
+void sqfs_rbuf_then(struct sqfs_rbuf *rb, struct sqfs_rbuf_cb *cb);
 void sqfs_rbuf_put(struct sqfs_rbuf *rb);
 void sqfs_rbufs_drain(void);
 int sqfs_idle_init(void);
 void sqfs_idle_exit(void);
 int sqfs_decode_data(struct super_block *sb, struct sqfs_rbuf *rb, u64 pos,
-		     u32 len, bool compressed, void *out, u32 outlen);
+		     u32 len, bool compressed, enum sqfs_from from, void *out,
+		     u32 outlen);
 int sqfs_read_block(struct super_block *sb, u64 pos, u32 len, bool compressed,
 		    void *out, u32 outlen);
 

@@ -263,6 +263,16 @@ struct sqfs_xz_opts {
 	__le32 filters;
 };
 
+/* sqfs_xz_opts.filters: the executable (BCJ) filters blocks may use */
+#define SQFS_XZ_X86		0x01
+#define SQFS_XZ_POWERPC		0x02
+#define SQFS_XZ_IA64		0x04
+#define SQFS_XZ_ARM		0x08
+#define SQFS_XZ_ARMTHUMB	0x10
+#define SQFS_XZ_SPARC		0x20
+#define SQFS_XZ_ARM64		0x40
+#define SQFS_XZ_RISCV		0x80
+
 static_assert(sizeof(struct sqfs_xz_opts) == 8);
 
 struct sqfs_lz4_opts {

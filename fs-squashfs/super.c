@@ -360,7 +360,7 @@ static int sqfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_max = U32_MAX;
 	sbi->sb = sb;
 
-	d = kmalloc(sizeof(*d), GFP_KERNEL);
+	d = sqfs_kmalloc_obj(*d, GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
 	sbi->bytes_used = sizeof(*d);	/* until the real size is known */

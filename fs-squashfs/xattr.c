@@ -62,8 +62,8 @@ static int sqfs_xattr_start(struct inode *inode, struct sqfs_xattr_walk *w)
 	if (idx == SQFS_NO_XATTR || !sbi->xattr_blocks)
 		return 0;
 	if (idx >= sbi->xattr_ids)
-		return sqfs_corrupt(sb, "inode %lu: xattr index %u past the table (%u)",
-				    inode->i_ino, idx, sbi->xattr_ids);
+		return sqfs_corrupt(sb, "inode %llu: xattr index %u past the table (%u)",
+				    (u64)inode->i_ino, idx, sbi->xattr_ids);
 	err = sqfs_table_entry(sb, sbi->xattr_blocks, sbi->xattr_table, idx,
 			       sizeof(id), &id);
 	if (err)
@@ -161,7 +161,7 @@ ssize_t sqfs_listxattr(struct dentry *dentry, char *buf, size_t size)
 
 	if (SQFS_SB(dentry->d_sb)->xattr_table == SQFS_NO_TABLE)
 		return -EOPNOTSUPP;
-	w = kmalloc(sizeof(*w), GFP_KERNEL);
+	w = sqfs_kmalloc_obj(*w, GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
 	ret = sqfs_xattr_start(d_inode(dentry), w);

@@ -16,9 +16,15 @@
 #              cgroup ("MEMCG ...": no OOM kill, the caches reclaimed from it);
 #              on a kernel with failslab, readers while a fifth of their slab
 #              allocations fail ("FAILWORK ...")
-#   h-nest     (last: a deadlock would leave its readers stuck) a squashfs image
-#              inside this one (the same compressor) loop-mounted, its files read
-#              cold beside a reader of the outer image ("NEST ...")
+#   h-seek     SEEK_DATA from 0 over 2^22 sparse blocks: returns, or dies of
+#              SIGKILL, within 1 s ("SEEK ...")
+#   h-bcj-*    xz images made with -Xbcj ia64 / powerpc: refused with EOPNOTSUPP
+#              where the kernel's xz decoder lacks the filter, else read ("BCJ-...")
+#   h-nest     (last but one: a deadlock would leave its readers stuck) a squashfs
+#              image inside this one (the same compressor) loop-mounted, its files
+#              read cold beside a reader of the outer image ("NEST ...")
+#   h-nest4k   the same with a 4 KiB-block inner image and 24 readers at once
+#              ("NEST4K ...")
 # /hz-*.sums (from the host): sha256sum lines of the trees' files.
 
 hz_dev() { awk -v id="$1" '$1 == id { print $2 }' /tmp/disks; }
@@ -266,13 +272,117 @@ hz_nest() { # DEV
 	fi
 }
 
+# SEEK: SEEK_DATA from 0 over 2^22 sparse blocks, then (if it runs past 1 s) SIGKILL
+hz_seek() { # DEV
+	mkdir -p /mnt/s
+	mount -t squashfs -o ro "/dev/$1" /mnt/s || {
+		gl_say "SEEK mount-failed"
+		return
+	}
+	f=/mnt/s/holes
+	stat "$f" >/dev/null
+	a=$(gl_uptime)
+	lsqx -S "$f" data 0 >/tmp/seek.out 2>&1 &
+	p=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10 11; do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+	killed=0 gone=0
+	if kill -0 "$p" 2>/dev/null; then
+		killed=1
+		k=$(gl_uptime)
+		kill -9 "$p"
+		for _ in $(seq 1 300); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		gone=$(awk -v a="$k" -v b="$(gl_uptime)" 'BEGIN { printf "%.2f", b - a }')
+	fi
+	secs=$(awk -v a="$a" -v b="$(gl_uptime)" 'BEGIN { printf "%.2f", b - a }')
+	wait "$p" 2>/dev/null
+	r=$(sed -n 's/^seek result=//p' /tmp/seek.out)
+	h=$(lsqx -S "$f" hole 0 | sed -n 's/^seek result=//p')
+	gl_say "SEEK killed=$killed secs=$secs gone_secs=$gone result=${r:--1} hole=${h:--1} softlockup=$(dmesg | grep -c 'soft lockup') $(tr ' ' _ </tmp/seek.out)"
+	umount /mnt/s
+}
+
+# BCJ-FILTER: an xz image made with -Xbcj FILTER, mounted plain and with
+# errors=panic: refused with EOPNOTSUPP and a line naming the filter, or read right
+hz_bcj() { # DEV FILTER
+	mkdir -p /mnt/x
+	mounted=0 eop=0 sums=0
+	n0=$(dmesg | grep -c "xz filter $2 ")
+	c0=$(dmesg | grep -c 'corrupt image')
+	for o in ro ro,errors=panic; do
+		if mount -t squashfs -o "$o" "/dev/$1" /mnt/x 2>/tmp/bcj.err; then
+			mounted=$((mounted + 1))
+			sums=$( (cd /mnt/x && sha256sum -c /hz-bcj.sums 2>/dev/null) | grep -c ': OK$')
+			umount /mnt/x
+		elif grep -q 'not supported' /tmp/bcj.err; then
+			eop=$((eop + 1))
+		fi
+	done
+	gl_say "BCJ-$2 mounted=$mounted eopnotsupp=$eop lines=$(($(dmesg | grep -c "xz filter $2 ") - n0)) corrupt=$(($(dmesg | grep -c 'corrupt image') - c0)) sums_ok=$sums $(dmesg | grep "xz filter $2 " | tail -n 1 | tr ' ' _ | cut -c1-160)"
+}
+
+# NEST4K: 24 cold readers of different files of a 4 KiB-block image inside this
+# one, and one of the outer image, at once (last: a deadlock leaves them stuck)
+hz_nest4k() { # DEV
+	mkdir -p /mnt/o4 /mnt/i4
+	mount -t squashfs -o ro "/dev/$1" /mnt/o4 || {
+		gl_say "NEST4K mount-failed"
+		return
+	}
+	if ! losetup -r /dev/loop1 /mnt/o4/inner4k.img || ! mount -t squashfs -o ro /dev/loop1 /mnt/i4; then
+		gl_say "NEST4K inner-mount-failed"
+		return
+	fi
+	echo 10 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+	h0=$(dmesg | grep -c 'blocked for more than')
+	hz_cold
+	gl_t0
+	pids="" i=0
+	rm -f /tmp/go
+	# every reader starts at once, so that all their readaheads are in flight together
+	for f in $(cd /mnt/i4 && find . -type f | sort | head -n 24); do
+		(
+			while [ ! -e /tmp/go ]; do sleep 0.05; done
+			# 1 MiB reads: each reader's readahead is a whole window of blocks at once
+			h=$(dd if="/mnt/i4/$f" bs=1M 2>/dev/null | sha256sum | cut -c1-64)
+			echo "$h  $f" >"/tmp/n4.$i"
+		) &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	(
+		while [ ! -e /tmp/go ]; do sleep 0.05; done
+		hz_cat /mnt/o4/other
+	) &
+	pids="$pids $!"
+	sleep 1
+	touch /tmp/go
+	# shellcheck disable=SC2086 # one pid a word
+	if hz_wait 240 $pids; then
+		cat /tmp/n4.* >/tmp/n4.sums
+		gl_say "NEST4K ended=1 secs=$(gl_secs) readers=$i sums_ok=$(grep -cxFf /hz-inner4k.sums /tmp/n4.sums) hung=$(($(dmesg | grep -c 'blocked for more than') - h0)) smp=$(grep -c ^processor /proc/cpuinfo)"
+		umount /mnt/i4 && losetup -d /dev/loop1 && umount /mnt/o4
+	else
+		gl_say "NEST4K ended=0 secs=$(gl_secs) readers=$i hung=$(($(dmesg | grep -c 'blocked for more than') - h0)) smp=$(grep -c ^processor /proc/cpuinfo)"
+	fi
+}
+
 # guest-init.sh calls this for every disk: the first call runs every test whose disks
 # are there, in this order (the nested image last), the others nothing
 hazard() { # DRV ID DEV
 	[ -e /tmp/hazard-ran ] && return
 	touch /tmp/hazard-ran
-	for t in h-fast:hz_slow h-big:hz_onebyte h-crafted:hz_crafted h-tree:hz_tree h-nest:hz_nest; do
+	for t in h-fast:hz_slow h-big:hz_onebyte h-crafted:hz_crafted h-tree:hz_tree h-seek:hz_seek \
+		h-bcj-ia64:hz_bcj:ia64 h-bcj-powerpc:hz_bcj:powerpc h-nest:hz_nest h-nest4k:hz_nest4k; do
 		dev=$(hz_dev "${t%%:*}")
-		[ -n "$dev" ] && "${t#*:}" "$dev" "$1"
+		fn=${t#*:}
+		arg=$1
+		case $fn in *:*) arg=${fn#*:} fn=${fn%%:*} ;; esac
+		[ -n "$dev" ] && "$fn" "$dev" "$arg"
 	done
 }

@@ -44,6 +44,9 @@
  *   lsqx -m FILE OFFSET   map FILE and read the byte at OFFSET through the mapping
  *                         (one page fault); prints it in hex
  *   lsqx -n COUNT PATH    lstat PATH COUNT times; prints "lstat ok=N ERRNO=N ..."
+ *   lsqx -S FILE data|hole OFFSET
+ *                         one lseek SEEK_DATA or SEEK_HOLE from OFFSET; prints
+ *                         "seek result=OFFSET" or "seek errno=NAME"
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -1215,6 +1218,24 @@ static int cmd_lstats(long count, const char *path)
 	return 0;
 }
 
+static int cmd_seek(const char *path, const char *what, long long at)
+{
+	int fd = open(path, O_RDONLY);
+	off_t r;
+
+	if (fd < 0) {
+		printf("seek open-errno=%s\n", strerrorname_np(errno) ?: "?");
+		return 1;
+	}
+	r = lseek(fd, at, strcmp(what, "hole") ? SEEK_DATA : SEEK_HOLE);
+	if (r < 0)
+		printf("seek errno=%s\n", strerrorname_np(errno) ?: "?");
+	else
+		printf("seek result=%lld\n", (long long)r);
+	close(fd);
+	return r < 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 0, i;
@@ -1235,6 +1256,8 @@ int main(int argc, char **argv)
 		return cmd_lstats(atol(argv[2]), argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "-m"))
 		return cmd_fault(argv[2], atoll(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "-S"))
+		return cmd_seek(argv[2], argv[3], atoll(argv[4]));
 	if (argc == 6 && !strcmp(argv[1], "-s"))
 		return cmd_stress(argv[2], argv[3], atoi(argv[4]), atof(argv[5]));
 

@@ -327,7 +327,7 @@ mkinitrd() {
 	cp "$TOP/boot-tests/manifest.sh" "$s/bin/manifest.sh"
 	cp "$here/hazard-guest.sh" "$s/hazard-guest.sh"
 	cp "$R/expected" "$s/expected"
-	[[ $hazards == no ]] || cp "$HZ/hz-tree.sums" "$HZ/hz-inner.sums" "$s/"
+	[[ $hazards == no ]] || cp "$HZ"/hz-*.sums "$s/"
 	while IFS=$'\t' read -r a _; do
 		cp "$R/exp-$a.man" "$s/expected-$a.man"
 	done <"$R/good-stress.tsv"
