@@ -364,8 +364,9 @@ struct sqfs_rbuf {
 	struct list_head node;	/* on the idle list */
 	refcount_t refs;
 	struct completion done;
-	spinlock_t lock;	/* guards then, and done's completing */
+	spinlock_t lock;	/* guards then and read */
 	struct list_head then;	/* work to queue once the read is done */
+	bool read;		/* no read pending: then takes nothing more */
 	int err;
 	u64 start;		/* where the read starts (a logical block) */
 	u64 end;		/* where the bytes wanted end */
@@ -450,6 +451,7 @@ struct sqfs_rbuf *sqfs_rbuf_new(size_t size)
 	complete_all(&rb->done);
 	spin_lock_init(&rb->lock);
 	INIT_LIST_HEAD(&rb->then);
+	rb->read = true;
 	rb->err = 0;
 	rb->start = 0;
 	rb->end = 0;
@@ -587,10 +589,15 @@ static void sqfs_rbuf_end_io(struct bio *bio)
 
 	spin_lock_irqsave(&rb->lock, flags);
 	rb->err = blk_status_to_errno(bio->bi_status);
-	complete_all(&rb->done);
+	rb->read = true;
 	list_splice_init(&rb->then, &then);
 	spin_unlock_irqrestore(&rb->lock, flags);
 	bio_put(bio);
+	/*
+	 * the last touch of @rb: a waiter may free it at once (the work on
+	 * @then holds references, so it stays while there is any)
+	 */
+	complete_all(&rb->done);
 	list_for_each_entry_safe(cb, tmp, &then, node)
 		queue_work(cb->wq, &cb->work);
 }
@@ -607,7 +614,7 @@ void sqfs_rbuf_then(struct sqfs_rbuf *rb, struct sqfs_rbuf_cb *cb)
 	bool now;
 
 	spin_lock_irqsave(&rb->lock, flags);
-	now = completion_done(&rb->done);
+	now = rb->read;
 	if (!now)
 		list_add_tail(&cb->node, &rb->then);
 	spin_unlock_irqrestore(&rb->lock, flags);
@@ -647,6 +654,7 @@ struct sqfs_rbuf *sqfs_rbuf_read(struct super_block *sb, u64 pos, u64 end)
 		return NULL;
 	}
 	reinit_completion(&rb->done);
+	rb->read = false;
 	rb->start = start;
 	rb->end = end;
 	bio = sqfs_bio_chain(bdev, rb->buf, start, round_up(end, lbs));
@@ -691,8 +699,8 @@ struct sqfs_rbuf *sqfs_rbuf_for(struct super_block *sb, struct sqfs_rbuf *rb,
 {
 	if (rb && pos >= rb->start && pos <= rb->end && len <= rb->end - pos)
 		return sqfs_rbuf_get(rb);
-	if (!len || !sqfs_dev_uncached(sb, pos, len) ||
-	    sqfs_raw_check(sb, pos, len))
+	/* (sqfs_rbuf_read refuses bytes past the image or the device) */
+	if (!len || !sqfs_dev_uncached(sb, pos, len))
 		return NULL;
 	return sqfs_rbuf_read(sb, pos, pos + len);
 }

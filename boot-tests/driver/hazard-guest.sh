@@ -245,17 +245,24 @@ hz_failwork() { # DEV
 	gl_say "FAILWORK ended=$ended sums_ok=$(grep -c ': OK$' /tmp/sums) sums_bad=$(grep -vc ': OK$' /tmp/sums)"
 }
 
-hz_nest() { # DEV
-	mkdir -p /mnt/outer /mnt/inner
-	mount -t squashfs -o ro "/dev/$1" /mnt/outer || {
-		gl_say "NEST mount-failed"
-		return
-	}
-	if ! losetup -r /dev/loop0 /mnt/outer/inner.img || ! mount -t squashfs -o ro /dev/loop0 /mnt/inner; then
-		gl_say "NEST inner-mount-failed"
-		return
+# hz_nest_mount TAG DEV IMAGE LOOP OUTER INNER: DEV's image on OUTER, its file IMAGE
+# loop-mounted (LOOP) on INNER, hung tasks reported after 10 s; says "TAG
+# mount-failed" or "TAG inner-mount-failed" and fails where it cannot
+hz_nest_mount() {
+	mkdir -p "$5" "$6"
+	if ! mount -t squashfs -o ro "/dev/$2" "$5"; then
+		gl_say "$1 mount-failed"
+		return 1
+	fi
+	if ! losetup -r "$4" "$5/$3" || ! mount -t squashfs -o ro "$4" "$6"; then
+		gl_say "$1 inner-mount-failed"
+		return 1
 	fi
 	echo 10 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+}
+
+hz_nest() { # DEV
+	hz_nest_mount NEST "$1" inner.img /dev/loop0 /mnt/outer /mnt/inner || return
 	hz_cold
 	gl_t0
 	(cd /mnt/inner && find . -type f | sort | xargs sha256sum >/tmp/nest.sums) &
@@ -329,16 +336,7 @@ hz_bcj() { # DEV FILTER
 # NEST4K: 24 cold readers of different files of a 4 KiB-block image inside this
 # one, and one of the outer image, at once (last: a deadlock leaves them stuck)
 hz_nest4k() { # DEV
-	mkdir -p /mnt/o4 /mnt/i4
-	mount -t squashfs -o ro "/dev/$1" /mnt/o4 || {
-		gl_say "NEST4K mount-failed"
-		return
-	}
-	if ! losetup -r /dev/loop1 /mnt/o4/inner4k.img || ! mount -t squashfs -o ro /dev/loop1 /mnt/i4; then
-		gl_say "NEST4K inner-mount-failed"
-		return
-	fi
-	echo 10 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+	hz_nest_mount NEST4K "$1" inner4k.img /dev/loop1 /mnt/o4 /mnt/i4 || return
 	h0=$(dmesg | grep -c 'blocked for more than')
 	hz_cold
 	gl_t0

@@ -197,8 +197,11 @@ hz_check() {
 		bs=$(hz_get "$out" ONEBYTE bs) ra=$(hz_get "$out" ONEBYTE ra_kb)
 		hz_true "$name: a cold 1-byte read of a 16 MiB file (2 vCPUs) reads at most one block (${bs:-?} bytes) + 8 KiB from the disk" \
 			"$(hz_get "$out" ONEBYTE read) + 0 > 0 && $(hz_get "$out" ONEBYTE read) + 0 <= ${bs:-0} + 8192" "$l"
-		hz_true "$name: a cold page fault in its middle reads at most the readahead window (${ra:-?} KiB) + one block + 8 KiB, and the right byte" \
-			"$(hz_get "$out" ONEBYTE fault) + 0 > 0 && $(hz_get "$out" ONEBYTE fault) + 0 <= ${ra:-0} * 1024 + ${bs:-0} + 8192 && $(hz_get "$out" ONEBYTE byte_ok) == 1" "$l"
+		# each read of a run of blocks also fetches the rest of the device's logical
+		# blocks at its ends: at most 1 KiB per block of the window (7.3's virtio
+		# disks have an 8 MiB window: 65 blocks in 22 runs)
+		hz_true "$name: a cold page fault in its middle reads at most the readahead window (${ra:-?} KiB) + one block + 8 KiB + 1 KiB a block, and the right byte" \
+			"$(hz_get "$out" ONEBYTE fault) + 0 > 0 && $(hz_get "$out" ONEBYTE fault) + 0 <= ${ra:-0} * 1024 + ${bs:-0} + 8192 + (${ra:-0} * 1024 / (${bs:-1} + 0) + 1) * 1024 && $(hz_get "$out" ONEBYTE byte_ok) == 1" "$l"
 		l=$(hz_line "$out" SYMLEAK)
 		hz_true "$name: 10,000 lookups of a symlink with link count 0 each fail with EUCLEAN and leave < 4 MiB more unreclaimable slab" \
 			"$(hz_get "$out" SYMLEAK ok) == 0 && $(hz_get "$out" SYMLEAK EUCLEAN) == 10000 && $(hz_get "$out" SYMLEAK sunreclaim_kb) + 0 < 4096" "$l"
