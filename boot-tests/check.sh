@@ -12,8 +12,9 @@
 # (make check-full) runs the driver tests' full matrix, the live ISOs with our
 # kernel built from 6.1 (run.sh linux-6.1), the live-build suite, the
 # media suite on the Debian ISO and the Fedora-layout fixtures (squashfs, EROFS)
-# booted by dracut 106's dmsquash-live, and Debian's 7.x kernel of trixie-backports
-# with its stock squashfs.ko and our module (driver-7x).
+# booted by dracut 106's dmsquash-live, Linux 7.3 of trixie-backports: the quick
+# driver suite on our kernel built from it and on Debian's with its stock
+# squashfs.ko and our module (driver-7.3), the busybox ISO on ours (live-7.3).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -64,21 +65,22 @@ full) # make check-full
 			DRIVER_RUNDIR="$BUILD/driver-tests/run-full-6.1" \
 			bash "$here/driver/run.sh" full
 	fi
-	# Debian's newest 7.x (trixie-backports' linux-image, fetched by make
-	# kernel-tree-backports SUITE_IMAGE=yes) with its stock module and ours
-	# (make module-backports): the quick suite's Debian boots and the hazards
-	if [[ -e $BUILD/trixie-backports/debkernel/.image ]]; then
-		suite driver-7x env DEB_ROOT="$BUILD/trixie-backports/debkernel/root" \
-			DRIVER_MODULE="$BUILD/module-backports/squashfs.ko" \
-			DRIVER_ONLY="debian-good debian-bad debian-stress hazard" DRIVER_HAZARD=debian.ours \
-			DRIVER_RUNDIR="$BUILD/driver-tests/run-quick-7x" bash "$here/driver/run.sh" quick
-	fi
+	# Linux 7.3 (trixie-backports): the quick suite on our kernel built from it
+	# (make kernel LINUX=7.3) and on Debian's 7.3 (its linux-image, fetched by make
+	# debkernel-7.3) with its stock module and ours (make module-7.3), the hazards
+	# on both
+	suite driver-7.3 env LS_KERNEL="$BUILD/kobj-7.3/arch/x86/boot/bzImage" \
+		DEB_ROOT="$BUILD/trixie-backports/debkernel/root" \
+		DRIVER_MODULE="$BUILD/module-backports/squashfs.ko" DRIVER_HAZARD="ours debian.ours" \
+		DRIVER_RUNDIR="$BUILD/driver-tests/run-quick-7.3" bash "$here/driver/run.sh" quick
+	# the busybox ISO with our 7.3 kernel (make iso LINUX=7.3), BIOS CD and UEFI USB
+	suite live-7.3 bash "$here/run.sh" linux-7.3
 	# the live ISOs with our kernel built from Debian 12's 6.1 (make iso LINUX=6.1)
 	suite live-6.1 bash "$here/run.sh" linux-6.1
 	suite livebuild bash "$here/thirdparty/run.sh"
 	suite media-debian bash "$here/run.sh" media-debian
 	suite fixtures bash "$here/run.sh" fixtures
-	echo "# all suites (driver full matrix on 6.12 and 6.1, quick on Debian's 7.x, the live ISOs on our 6.1 kernel, live-build ISO remastered, the Debian ISO on its media, Fedora's layouts booted by dracut 106's dmsquash-live):"
+	echo "# all suites (driver full matrix on 6.12 and 6.1, quick on our 7.3 kernel and Debian's, the live ISOs on our 6.1 and 7.3 kernels, live-build ISO remastered, the Debian ISO on its media, Fedora's layouts booted by dracut 106's dmsquash-live):"
 	;;
 *)
 	echo "usage: check.sh [check|full]" >&2

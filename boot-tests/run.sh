@@ -8,7 +8,9 @@
 #           secureboot: boot-tests/secureboot.sh; netboot: boot-tests/netboot.sh),
 #           media-debian, fixtures and linux-6.1 (the ISOs with our kernel
 #           from Debian 12's 6.1: busybox BIOS/UEFI x CD/USB, debian BIOS CD
-#           and UEFI USB) (not in all: make check-full runs them)
+#           and UEFI USB), linux-7.3 and linux-7.2 (the busybox ISO with our kernel
+#           from trixie-backports' 7.3 or forky's 7.2: BIOS CD, UEFI USB) (not in
+#           all: make check-full runs them)
 #   all   = every suite (debian-uefi only with CHECK_DEBIAN_UEFI=yes)
 #   quick = busybox-bios
 # Environment (make passes these): BUILD TOP ACCEL MEM KERNEL; CHECK_BUILD=no skips
@@ -59,7 +61,7 @@ for a in "${@:-all}"; do
 		suites+=(media remaster check-iso missing-medium secureboot netboot)
 		;;
 	quick) suites+=(busybox-bios) ;;
-	busybox-bios | busybox-bios-dracut059 | busybox-uefi | linux-6.1 | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures | secureboot | netboot) suites+=("$a") ;;
+	busybox-bios | busybox-bios-dracut059 | busybox-uefi | linux-6.1 | linux-7.3 | linux-7.2 | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures | secureboot | netboot) suites+=("$a") ;;
 	*)
 		echo "run.sh: unknown suite '$a'" >&2
 		exit 2
@@ -840,6 +842,15 @@ run_suite() { # SUITE
 		suite_live busybox uefi usb
 		suite_live debian bios
 		suite_live debian uefi usb
+		VARIANT='' VARIANT_MAKE=()
+		;;
+	linux-7.3 | linux-7.2)
+		# the busybox ISO with our kernel built from the suite's 7.x (make iso
+		# LINUX=7.3: trixie-backports', 7.2: forky's), as a CD through BIOS and as
+		# a USB stick through UEFI
+		VARIANT=-linux${1#linux-} VARIANT_MAKE=("LINUX=${1#linux-}")
+		suite_live busybox bios
+		suite_live busybox uefi usb
 		VARIANT='' VARIANT_MAKE=()
 		;;
 	busybox-usb) suite_live busybox bios usb ;;

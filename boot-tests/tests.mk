@@ -7,11 +7,11 @@ CHECK_DEBIAN_UEFI ?= yes## check: yes = also boot the debian ISO through UEFI (a
 BOOT_TIMEOUT ?= 240## check: seconds a busybox boot may take, start to power-off
 DEBIAN_TIMEOUT ?= 500## check: seconds a debian boot may take, start to power-off (measured 207-316 s under TCG)
 LIVE_JOBS ?= 2## check: live boots at once: 2 = the Debian ISO's, Secure Boot's and the network's suites in a second lane beside the others (one QEMU each); 1 = one boot at a time
-SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-bios-dracut059 busybox-uefi linux-6.1 busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium secureboot netboot fixtures)
+SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-bios-dracut059 busybox-uefi linux-6.1 linux-7.3 linux-7.2 busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium secureboot netboot fixtures)
 
-DEB_ROOT ?= $(if $(filter 6.12,$(LINUX)),$(DEB612)/root)## driver tests, bench: the Debian kernel booted with its stock squashfs.ko and our module: Debian 13's (kernel-tree-6.12 extracts it here) when LINUX=6.12; empty = the host's own (Debian 12's 6.1)
-# our module for that kernel
-DEB_MODULE := $(if $(DEB_ROOT),module-6.12,module)
+DEB_ROOT ?= $(if $(filter 6.12,$(LINUX)),$(DEB612)/root,$(if $(KSUITE),$(KSUITE)/debkernel/root))## driver tests, bench: the Debian kernel booted with its stock squashfs.ko and our module: Debian 13's (kernel-tree-6.12 extracts it here) when LINUX=6.12, the suite's 7.x (kernel-tree-backports|forky SUITE_IMAGE=yes) when LINUX=7.3 or 7.2; empty = the host's own (Debian 12's 6.1)
+# our module for that kernel (7.x: with Debian's kernel image fetched)
+DEB_MODULE := $(if $(KSUITE),debkernel-$(LINUX) module-$(LINUX),$(if $(DEB_ROOT),module-6.12,module))
 export DEB_ROOT
 
 BENCH_ROUNDS ?= 6## bench: rounds (stock and ours interleaved, their order swapped every round: an even number balances it); medians and min-max over them
@@ -66,8 +66,9 @@ check-live: deps ## only the live-ISO boot tests
 check-driver: deps kernel $(DEB_MODULE) ## only the driver's direct-boot tests: image matrix, stock-driver differential, corrupt images (boot-tests/driver/)
 	@bash $(TOP)/boot-tests/driver/run.sh quick
 
-check-full: deps kernel module module-6.12 module-backports module-forky kernel-tree-6.12 erofs-utils ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; with LINUX=6.12 its Debian-kernel boots again on Debian 12's 6.1 (driver-full-6.1); the live ISOs with our kernel built from 6.1 (busybox BIOS/UEFI x CD/USB, debian BIOS CD and UEFI USB); then check-livebuild, the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min) and the Fedora-layout fixtures booted by dracut 106's dmsquash-live; Debian's 7.x kernel (trixie-backports) with its stock module and ours (driver-7x); the last line adds them up
-	@$(MAKE) --no-print-directory kernel-tree-backports SUITE_IMAGE=yes
+check-full: deps kernel module module-6.12 module-backports module-forky kernel-tree-6.12 erofs-utils ## the driver tests' full matrix: 150 images (every compressor x block size x variant, both squashfs-tools-ng writers, a 5 GiB sparse file, 100,000 entries) x 3 drivers, export, stress; ~1 h 45 min under TCG; with LINUX=6.12 its Debian-kernel boots again on Debian 12's 6.1 (driver-full-6.1); the live ISOs with our kernel built from 6.1 (busybox BIOS/UEFI x CD/USB, debian BIOS CD and UEFI USB); then check-livebuild, the media suite on the Debian ISO (persistence, copy to RAM, ISO file, checks; ~35 min) and the Fedora-layout fixtures booted by dracut 106's dmsquash-live; Linux 7.3 (trixie-backports): the quick driver suite and the hazards on our kernel built from it and on Debian's with its stock module and ours (driver-7.3), the busybox ISO on ours, BIOS CD and UEFI USB (live-7.3); the last line adds them up
+	@$(MAKE) --no-print-directory debkernel-7.3
+	@$(MAKE) --no-print-directory kernel LINUX=7.3
 	@bash $(TOP)/boot-tests/check.sh full
 
 check-livebuild: deps ## a third-party ISO: Debian live-build's (built once, cached in /var/cache/livesquash/live-build/), remastered by iso/remaster, live-boot's verify-checksums, booted BIOS/UEFI x CD/USB stick, checked from inside (boot-tests/thirdparty/)

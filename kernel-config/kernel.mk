@@ -11,8 +11,11 @@
 # config are kernel-config/*.config and kernel-config/LINUX/*.config (options
 # that one release names differently or lacks).
 
-LINUX ?= 6.12## our kernel's release: 6.1 (Debian 12's linux-source-6.1 and distro config) or 6.12 (Debian 13's, fetched from the trixie suite into build/trixie/)
+LINUX ?= 6.12## our kernel's release: 6.1 (Debian 12's linux-source-6.1 and distro config), 6.12 (Debian 13's, fetched from the trixie suite into build/trixie/), 7.3 (trixie-backports', into build/trixie-backports/) or 7.2 (forky's, into build/forky/)
 TRIXIE := $(BUILD)/trixie
+# the Debian suite whose newest kernel each 7.x is
+SUITE_OF_7.3 := trixie-backports
+SUITE_OF_7.2 := forky
 KSRC_612 := $(TRIXIE)/linux-source-6.12
 KSRC_TAR ?= /usr/src/linux-source-6.1.tar.xz
 # our kernel's objects for each release (kernel-config-diff reads both)
@@ -28,8 +31,16 @@ KSRC := $(KSRC_612)
 KOBJ := $(KOBJ_6.12)
 KOBJ_DEBUG := $(BUILD)/kobj-debug-6.12
 DEBIAN_KCONFIG := $(TRIXIE)/pkgs/root/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+else ifneq ($(SUITE_OF_$(LINUX)),)
+# Linux 7.x: the suite's tree (suite-tree.sh: its newest linux-source-7.*, which
+# must be LINUX) and the same version's linux-config
+KSUITE := $(BUILD)/$(SUITE_OF_$(LINUX))
+KSRC := $(KSUITE)/linux-source
+KOBJ := $(BUILD)/kobj-$(LINUX)
+KOBJ_DEBUG := $(BUILD)/kobj-debug-$(LINUX)
+DEBIAN_KCONFIG := $(KSUITE)/pkgs/root/usr/src/linux-config-$(LINUX)/config.amd64_none_amd64.xz
 else
-$(error LINUX=$(LINUX): our kernel is built from Debian's 6.1 or 6.12)
+$(error LINUX=$(LINUX): our kernel is built from Debian's 6.1, 6.12, 7.3 (trixie-backports) or 7.2 (forky))
 endif
 KFRAGMENTS := $(sort $(wildcard $(TOP)/kernel-config/*.config)) $(sort $(wildcard $(TOP)/kernel-config/$(LINUX)/*.config))
 BZIMAGE := $(KOBJ)/arch/x86/boot/bzImage
@@ -57,6 +68,23 @@ $(BUILD)/linux-source-6.1/.livesquash-tree: | $(KSRC_TAR)
 	rm -rf $(@D)/fs/squashfs
 	ln -s $(TOP)/fs-squashfs $(@D)/fs/squashfs
 	touch $@
+
+ifdef KSUITE
+$(KSRC)/.livesquash-tree:
+	@bash $(TOP)/kernel-config/suite-tree.sh $(notdir $(KSUITE)) $(KSUITE) $(TOP)
+
+# (the tree may be older than linux-config fetching: fetch it on its own)
+$(DEBIAN_KCONFIG): | $(KSRC)/.livesquash-tree
+	@bash $(TOP)/kernel-config/trixie.sh --suite $(notdir $(KSUITE)) $(KSUITE)/pkgs linux-config-$(LINUX)
+
+$(KOBJ)/.config $(KOBJ_DEBUG)/.config: $(DEBIAN_KCONFIG) $(KSUITE)/.linux-$(LINUX)
+
+# the suite's newest 7.x must be the one asked for
+$(KSUITE)/.linux-$(LINUX): $(KSRC)/.livesquash-tree
+	@v=$$($(MAKE) -s --no-print-directory -C $(KSRC) kernelversion | cut -d. -f1,2); [ "$$v" = $(LINUX) ] || \
+		{ echo "kernel: $(notdir $(KSUITE)) now ships Linux $$v, not $(LINUX): make ... LINUX=$$v" >&2; exit 1; }
+	@touch $@
+endif
 
 $(KSRC_TAR):
 	@echo "kernel: $@ is missing: run 'make deps' (package linux-source-6.1)" >&2; exit 1
@@ -187,3 +215,15 @@ $(addprefix module-,$(SUITES_7X)): module-%: kernel-tree-%
 	env -u BLOCK_SIZE -u BLOCKSIZE $(MAKE) -s -C $(call suite_dir,$*)/kobj-mod M=$(BUILD)/module-$*/src W=1 modules
 	@cp $(BUILD)/module-$*/src/squashfs.ko $(BUILD)/module-$*/squashfs.ko
 	@echo "module-$*: $(BUILD)/module-$*/squashfs.ko for $$(modinfo -F vermagic $(BUILD)/module-$*/squashfs.ko)"
+	@# build/module-7.N: where the driver tests look for ours by the kernel's series
+	@ln -sfn module-$* $(BUILD)/module-$$(modinfo -F vermagic $(BUILD)/module-$*/squashfs.ko | cut -d. -f1,2)
+
+# the same by release, for LINUX=7.3 and 7.2
+.PHONY: module-7.3 module-7.2
+module-7.3: module-backports ## build/module-backports (trixie-backports' 7.3), by its release
+module-7.2: module-forky ## build/module-forky (forky's 7.2), by its release
+.PHONY: debkernel-7.3 debkernel-7.2
+debkernel-7.3: ## Debian's own 7.3 kernel image and modules (trixie-backports) in build/trixie-backports/debkernel/ (never installed): the driver tests' reference with LINUX=7.3
+	@$(MAKE) --no-print-directory kernel-tree-backports SUITE_IMAGE=yes
+debkernel-7.2: ## the same for forky's 7.2 (build/forky/debkernel/)
+	@$(MAKE) --no-print-directory kernel-tree-forky SUITE_IMAGE=yes
