@@ -26,6 +26,7 @@ unexport SOURCE_DATE_EPOCH
 include kernel-config/kernel.mk
 include iso/iso.mk
 include boot-tests/tests.mk
+include install.mk
 
 HELP_VARS := $(shell sed -nE 's/^([A-Z_]+) \?=.*## .*/\1/p' $(MAKEFILE_LIST))
 

@@ -19,6 +19,7 @@ PACKAGES=(
     systemd-container policycoreutils
     fdisk e2fsprogs afl++ sbsigntool python3-importlib-resources cryptsetup-bin
     zlib1g-dev liblzma-dev liblzo2-dev liblz4-dev libzstd-dev
+    scdoc debhelper dh-dkms lintian
 )
 
 if [[ $(id -u) -ne 0 ]]; then

@@ -14,7 +14,7 @@ dest=$(realpath -m "${1:?usage: sb-files.sh DEST}")
 die() { echo "sb-files: $*" >&2; exit 1; }
 release=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
 gv=$(dpkg-query -W -f='${Version}' grub-efi-amd64-bin 2>/dev/null) ||
-	die "grub-efi-amd64-bin is not installed: run 'make deps'"
+	die "grub-efi-amd64-bin is not installed: install it (a checkout: make deps)"
 # Debian's signed GRUB of GRUB 2.06-13+deb12u2 is 1+2.06+13+deb12u2
 pkgs=(shim-signed shim-helpers-amd64-signed "grub-efi-amd64-signed=1+${gv//-/+}")
 stamp="$release ${pkgs[*]}"
