@@ -533,3 +533,4 @@ module_exit(sqfs_exit);
 MODULE_DESCRIPTION("livesquash: read-only squashfs 4.0 filesystem");
 MODULE_AUTHOR("the livesquash developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(LIVESQUASH_VERSION);
