@@ -40,7 +40,8 @@ MAKE=${MAKE:-make}
 LS_KERNEL=${LS_KERNEL:-${KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}}
 LS_INITRD=${LS_INITRD:-$BUILD/initramfs/initrd.img}
 
-# VARIANT: the suffix of an ISO made another way (-dracut059: make iso DRACUT=059),
+# VARIANT: the suffix of an ISO made another way (-dracut059: make iso DRACUT=059,
+# -dracut112: DRACUT=112),
 # VARIANT_MAKE its make arguments; empty for the product as make iso makes it
 VARIANT='' VARIANT_MAKE=()
 iso_of() { # ROOTFS
@@ -56,12 +57,12 @@ suites=()
 for a in "${@:-all}"; do
 	case $a in
 	all)
-		suites+=(busybox-bios busybox-bios-dracut059 busybox-uefi busybox-usb busybox-dvd debian-bios)
+		suites+=(busybox-bios busybox-bios-dracut059 busybox-bios-dracut112 busybox-uefi busybox-usb busybox-dvd debian-bios)
 		[[ $CHECK_DEBIAN_UEFI == yes ]] && suites+=(debian-uefi)
 		suites+=(media remaster check-iso missing-medium secureboot netboot)
 		;;
 	quick) suites+=(busybox-bios) ;;
-	busybox-bios | busybox-bios-dracut059 | busybox-uefi | linux-6.1 | linux-7.3 | linux-7.2 | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures | secureboot | netboot) suites+=("$a") ;;
+	busybox-bios | busybox-bios-dracut059 | busybox-bios-dracut112 | busybox-uefi | linux-6.1 | linux-7.3 | linux-7.2 | busybox-usb | busybox-dvd | debian-bios | debian-uefi | media | media-debian | remaster | check-iso | missing-medium | fixtures | secureboot | netboot) suites+=("$a") ;;
 	*)
 		echo "run.sh: unknown suite '$a'" >&2
 		exit 2
@@ -307,10 +308,10 @@ console_test() { # TAG
 }
 
 # initrd_checks TAG ISO: the ISO's initramfs is made by the dracut asked for
-# (DRACUT, 059 for the -dracut059 variant) and holds 90livesquash's hooks
+# (DRACUT, NNN for a -dracutNNN variant) and holds 90livesquash's hooks
 initrd_checks() {
 	local tag=$1 iso=$2 d=$LS_LOGDIR/$1 want=${DRACUT:-106}
-	[[ $VARIANT == -dracut059 ]] && want=059
+	[[ $VARIANT == -dracut* ]] && want=${VARIANT#-dracut}
 	rm -f "$d/initrd.img"
 	xorriso -osirrox on -indev "$iso" -extract /boot/initrd.img "$d/initrd.img" >"$d/initrd.log" 2>&1
 	tap_test "[$tag] the ISO's initramfs was made by dracut $want (lsinitrd) and has 90livesquash's mount hooks around dracut's overlayfs module's" \
@@ -827,8 +828,9 @@ suite_missing_medium() {
 run_suite() { # SUITE
 	case $1 in
 	busybox-bios) suite_live busybox bios ;;
-	busybox-bios-dracut059)
-		VARIANT=-dracut059 VARIANT_MAKE=(DRACUT=059)
+	busybox-bios-dracut059 | busybox-bios-dracut112)
+		# the initramfs made by the host's dracut 059 or forky's 112
+		VARIANT=-${1##*-} VARIANT_MAKE=("DRACUT=${1##*dracut}")
 		suite_live busybox bios
 		VARIANT='' VARIANT_MAKE=()
 		;;

@@ -7,7 +7,7 @@ CHECK_DEBIAN_UEFI ?= yes## check: yes = also boot the debian ISO through UEFI (a
 BOOT_TIMEOUT ?= 240## check: seconds a busybox boot may take, start to power-off
 DEBIAN_TIMEOUT ?= 500## check: seconds a debian boot may take, start to power-off (measured 207-316 s under TCG)
 LIVE_JOBS ?= 2## check: live boots at once: 2 = the Debian ISO's, Secure Boot's and the network's suites in a second lane beside the others (one QEMU each); 1 = one boot at a time
-SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-bios-dracut059 busybox-uefi linux-6.1 linux-7.3 linux-7.2 busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium secureboot netboot fixtures)
+SUITES ?= ## check-suites: space-separated suites (busybox-bios busybox-bios-dracut059 busybox-bios-dracut112 busybox-uefi linux-6.1 linux-7.3 linux-7.2 busybox-usb busybox-dvd debian-bios debian-uefi media media-debian remaster check-iso missing-medium secureboot netboot fixtures)
 
 DEB_ROOT ?= $(if $(filter 6.12,$(LINUX)),$(DEB612)/root,$(if $(KSUITE),$(KSUITE)/debkernel/root))## driver tests, bench: the Debian kernel booted with its stock squashfs.ko and our module: Debian 13's (kernel-tree-6.12 extracts it here) when LINUX=6.12, the suite's 7.x (kernel-tree-backports|forky SUITE_IMAGE=yes) when LINUX=7.3 or 7.2; empty = the host's own (Debian 12's 6.1)
 # our module for that kernel (7.x: with Debian's kernel image fetched)

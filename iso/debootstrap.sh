@@ -21,7 +21,10 @@ listfile=$tarball.include
 
 die() { echo "debootstrap: $*" >&2; exit 1; }
 command -v debootstrap > /dev/null || die "debootstrap missing: run 'make deps'"
-[[ -f /usr/share/debootstrap/scripts/$suite ]] || die "this debootstrap does not know the suite '$suite'"
+script=/usr/share/debootstrap/scripts/$suite
+# Debian 12's debootstrap predates forky (testing): its rules are sid's
+[[ -f $script || $suite != forky ]] || script=/usr/share/debootstrap/scripts/sid
+[[ -f $script ]] || die "this debootstrap does not know the suite '$suite'"
 
 mkdir -p "$cache"
 if [[ ! -s $tarball || $(cat "$listfile" 2> /dev/null) != "$include" ]]; then
@@ -29,7 +32,7 @@ if [[ ! -s $tarball || $(cat "$listfile" 2> /dev/null) != "$include" ]]; then
     work=$(mktemp -d "$cache/debootstrap.XXXXXX")
     trap 'rm -rf "$work" "$tarball.tmp"' EXIT
     debootstrap --variant=minbase --include="$include" \
-        --make-tarball="$tarball.tmp" "$suite" "$work/root" "$MIRROR" \
+        --make-tarball="$tarball.tmp" "$suite" "$work/root" "$MIRROR" "$script" \
         > "$cache/$name-$suite-download.log" 2>&1 \
         || die "debootstrap --make-tarball of $suite from $MIRROR failed, see $cache/$name-$suite-download.log"
     mv "$tarball.tmp" "$tarball"
@@ -45,7 +48,7 @@ mkdir -p "$(dirname "$dir")"
 echo "debootstrap: $suite into $dir (offline, from the cached tarball)"
 start=$SECONDS
 if ! debootstrap --variant=minbase --include="$include" --unpack-tarball="$tarball" \
-    "$suite" "$dir" "$MIRROR" > "$cache/$name-$suite-install.log" 2>&1; then
+    "$suite" "$dir" "$MIRROR" "$script" > "$cache/$name-$suite-install.log" 2>&1; then
     die "debootstrap of $suite into $dir failed, see $cache/$name-$suite-install.log"
 fi
 echo "debootstrap: installed in $((SECONDS - start)) s"

@@ -5,7 +5,7 @@
 
 KERNEL ?= $(BZIMAGE)## kernel image put on the ISO
 KVER ?= ## kernel version whose modules dracut adds (empty: our kernel, no modules, dracut --no-kernel)
-DRACUT ?= 106## the dracut that makes the initramfs: 106 (Debian 13's dracut-ng, run in a trixie tree in build/trixie/dracut, never installed) or 059 (the host's, Debian 12's; its initramfs, tree and ISO are named *-dracut059)
+DRACUT ?= 106## the dracut that makes the initramfs: 106 (Debian 13's dracut-ng, run in a trixie tree in build/trixie/dracut, never installed), 112 (forky's, in build/forky/dracut) or 059 (the host's, Debian 12's); any but 106 names its initramfs, tree and ISO *-dracutNNN
 BOOT_ORDER ?= 1## iso: pack the image's files in the order a boot first reads them, from the profile BOOT_ORDER_SORT where there is one (mksquashfs -sort; those files without fragments, and squashfs.img.prefetch so that the initrd reads them in one pass from a CD/DVD); 0 = mksquashfs's own order
 BOOT_ORDER_SORT ?= $(TOP)/iso/boot-order/$(ROOTFS)$(if $(filter debian-bookworm,$(ROOTFS)-$(DEBIAN_SUITE)),-bookworm).sort## iso: the boot-order profile (shipped for debian: debian.sort for trixie, debian-bookworm.sort; `make boot-order` makes it anew)
 SIGN ?= ## iso: 1 = also make the Secure Boot ISO (ISO_SIGNED): shim, then GRUB and the kernel signed with the key in KEYDIR (iso/signiso; make keys first)

@@ -2,8 +2,8 @@
 # Build the initramfs with dracut from our dracut-module/90livesquash, not
 # host-only, without systemd, slim, zstd.  DRACUT=106 (the default) is Debian
 # 13's dracut-ng, run in its own trixie tree build/trixie/dracut
-# (dracut-chroot.sh; never installed on the host); DRACUT=059 is the host's,
-# Debian 12's.  dracut has no option for an extra modules folder, so it runs
+# (dracut-chroot.sh; never installed on the host); DRACUT=112 is forky's
+# dracut-ng in build/forky/dracut; DRACUT=059 is the host's, Debian 12's.  dracut has no option for an extra modules folder, so it runs
 # with a private dracutbasedir: a tree of symlinks to its /usr/lib/dracut plus
 # our module.  dracut.conf is ignored.
 # With KVER empty the image carries no kernel modules (dracut --no-kernel):
@@ -35,12 +35,16 @@ case $DRACUT in
         version=$(dracut --version 2> /dev/null || :) # (059 exits 1 after printing it)
         [[ $version == *" 059"* ]] || die "DRACUT=059 but the host's dracut is '$version'"
         ;;
-    106)
-        root=${BUILD:-$(dirname "$here")/build}/trixie/dracut
-        bash "$here/dracut-chroot.sh" "$root" "$(dirname "$root")/../cache"
+    106 | 112)
+        # 106: trixie's; 112: forky's (the newest dracut-ng Debian has)
+        suite=trixie
+        [[ $DRACUT == 106 ]] || suite=forky
+        root=${BUILD:-$(dirname "$here")/build}/$suite/dracut
+        bash "$here/dracut-chroot.sh" "$root" "$(dirname "$root")/../cache" "$suite"
         version=$(chroot "$root" dracut --version 2> /dev/null || :)
+        [[ $version == *" $DRACUT"* ]] || die "DRACUT=$DRACUT but $suite's dracut is '$version'"
         ;;
-    *) die "unknown DRACUT '$DRACUT' (want 106, Debian 13's, or 059, the host's)" ;;
+    *) die "unknown DRACUT '$DRACUT' (want 106, Debian 13's, 112, forky's, or 059, the host's)" ;;
 esac
 SYSDRACUT=/usr/lib/dracut
 
@@ -55,7 +59,7 @@ work=$root$inner
 base=$work/dracut-base
 params=$out.params
 sde=${SOURCE_DATE_EPOCH:?SOURCE_DATE_EPOCH must be set (make sets it)}
-want="$version${root:+ in trixie tree} kver=${kver:-none} sde=$sde $MODULES $( (cat "$here/mkinitramfs.sh"; [[ $module == - ]] || cat "$module"/*) | sha256sum | cut -c1-16)"
+want="$version${root:+ in $suite tree $(cat "$root.stamp" 2> /dev/null)} kver=${kver:-none} sde=$sde $MODULES $( (cat "$here/mkinitramfs.sh"; [[ $module == - ]] || cat "$module"/*) | sha256sum | cut -c1-16)"
 
 if [[ -f $out && $(cat "$params" 2> /dev/null) == "$want" ]]; then
     echo "initramfs: $out is up to date"
