@@ -79,6 +79,22 @@ tap_test() {
 	fi
 }
 
+# tap_logged LOG DESCRIPTION COMMAND...: COMMAND's output in LOG; ok with the seconds
+# it took, or not ok with its exit status and LOG's last lines; returns its status
+tap_logged() {
+	local log=$1 desc=$2 rc=0 start=$SECONDS
+	shift 2
+	"$@" >"$log" 2>&1 || rc=$?
+	if ((rc == 0)); then
+		tap_ok "$desc ($((SECONDS - start)) s)"
+	else
+		local -a last=()
+		mapfile -t last < <(tail -n 15 "$log")
+		tap_notok "$desc (exit $rc, log $log)" "${last[@]}"
+	fi
+	return "$rc"
+}
+
 # tap_guest RESULTS PREFIX: renumber the guest's "ok - x"/"not ok - x" lines into
 # this run's TAP; "#" lines pass through. Only lines after the guest's
 # "# livesquash guest checks begin" count: firmware (OVMF, GRUB) may write to the

@@ -89,17 +89,11 @@ make_target() {
 		built[$name]=0
 		return 0
 	fi
-	local log=$LS_LOGDIR/make-$name.log start=$SECONDS rc=0
+	local rc=0
 	# (without the KERNEL make exported here, the child's default follows its own
 	# LINUX=; a KERNEL given on make's command line still comes through MAKEFLAGS)
-	env -u KERNEL "$MAKE" -C "$TOP" --no-print-directory "$@" >"$log" 2>&1 || rc=$?
-	if ((rc == 0)); then
-		tap_ok "build: make $* ($((SECONDS - start)) s)"
-	else
-		local -a tail_lines=()
-		mapfile -t tail_lines < <(tail -n 15 "$log")
-		tap_notok "build: make $* (exit $rc, log $log)" "${tail_lines[@]}"
-	fi
+	tap_logged "$LS_LOGDIR/make-$name.log" "build: make $*" \
+		env -u KERNEL "$MAKE" -C "$TOP" --no-print-directory "$@" || rc=$?
 	built[$name]=$rc
 	return "$rc"
 }

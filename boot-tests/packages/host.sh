@@ -83,19 +83,11 @@ in_ch() {
 }
 # nspawn's own complaint where /run is not a tmpfs (as iso/remaster filters it)
 nspawn_noise='^Attempted to remove disk file system under "/run/systemd/nspawn/propagate/'
-# step NAME DESCRIPTION CMD...: CMD's output in logs/NAME.log; ok, or not ok with its end
+# step NAME DESCRIPTION CMD...: CMD's output in logs/NAME.log (lib.sh's tap_logged)
 step() {
-	local name=$1 desc=$2 rc=0 start=$SECONDS
-	shift 2
-	"$@" >"$LOG/$name.log" 2>&1 || rc=$?
-	if ((rc == 0)); then
-		tap_ok "$desc ($((SECONDS - start)) s)"
-	else
-		local -a last=()
-		mapfile -t last < <(tail -n 12 "$LOG/$name.log")
-		tap_notok "$desc (exit $rc, $LOG/$name.log)" "${last[@]}"
-	fi
-	return "$rc"
+	local name=$1
+	shift
+	tap_logged "$LOG/$name.log" "$@"
 }
 done_now() {
 	finished=1
