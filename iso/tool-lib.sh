@@ -47,6 +47,24 @@ ls_get() {
 	fi
 }
 
+# the Debian package of each command a tool needs (a command not named here is its
+# own package's name)
+declare -A LS_PACKAGE_OF=([blkid]=util-linux [findmnt]=util-linux [sha256sum]=coreutils
+	[md5sum]=coreutils [unsquashfs]=squashfs-tools [mksquashfs]=squashfs-tools [getfattr]=attr
+	[setfattr]=attr [systemd-nspawn]=systemd-container [sfdisk]=fdisk [mkfs.ext4]=e2fsprogs
+	[implantisomd5]=isomd5sum [grub-mknetdir]=grub-common [grub-mkimage]=grub-common
+	[veritysetup]=cryptsetup-bin [sbsign]=sbsigntool [sbverify]=sbsigntool [mformat]=mtools
+	[mcopy]=mtools [objcopy]=binutils)
+
+# ls_need COMMAND...: dies (the tool's die) naming the first missing command and
+# how to get its package
+ls_need() {
+	local t
+	for t in "$@"; do
+		command -v "$t" > /dev/null || die "$t missing: $(ls_get "${LS_PACKAGE_OF[$t]:-$t}")"
+	done
+}
+
 # ls_help TOOL-FILE: the tool's --help: its header comment (from line 2 up to `set
 # -euo pipefail`, without shellcheck directives); installed, the checkout's names
 # iso/NAME of the tools read livesquash-NAME, the commands on the PATH
